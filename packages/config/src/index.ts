@@ -1,0 +1,4 @@
+export { loadConfig, configSchema } from './config';
+export type { Config } from './config';
+export { createLogger } from './logger';
+export type { Logger } from './logger';
