@@ -1,0 +1,51 @@
+export type {
+  ConditionStep,
+  DelayStep,
+  ExpressionContext,
+  HttpStep,
+  RetryPolicy,
+  ReviewStep,
+  StepDefinition,
+  StepType,
+  TransformStep,
+  TriggerSettings,
+  WorkflowDefinition,
+} from './types';
+export {
+  DurationError,
+  MAX_DURATION_MS,
+  formatDuration,
+  parseDuration,
+  tryParseDuration,
+  type DurationUnit,
+  type ParseDurationOptions,
+} from './duration';
+export {
+  INPUT_ERROR_MESSAGE,
+  InputSchemaError,
+  ajvErrorsToFieldErrors,
+  compileInputValidator,
+  compileJsonSchema,
+  type InputValidator,
+} from './inputSchema';
+export {
+  DEFINITION_INVALID,
+  MAX_DEFINITION_SIZE,
+  detectDefinitionFormat,
+  parseDefinition,
+  validateDefinition,
+  type DefinitionFormat,
+} from './parse';
+export {
+  DEFAULT_RETRY,
+  DEFAULT_TRIGGER,
+  HTTP_METHODS,
+  HTTP_TIMEOUT_MAX_MS,
+  MAX_STEPS,
+  SLUG_PATTERN,
+  STEP_KEY_PATTERN,
+  STEP_TYPES,
+  definitionSchema,
+  type DefinitionDocument,
+} from './schema';
+export { formatFieldPath } from './paths';

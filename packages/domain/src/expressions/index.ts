@@ -1,0 +1,27 @@
+export {
+  DEFAULT_EXPRESSION_LIMITS,
+  MAX_EXPRESSION_LENGTH,
+  ExpressionError,
+  checkExpressionSyntax,
+  clearExpressionCache,
+  compileExpression,
+  evaluateExpression,
+  expressionCacheSize,
+  toExpressionError,
+  type ExpressionLimits,
+} from './evaluate';
+export {
+  TemplateSyntaxError,
+  compileTemplates,
+  findTemplateExpressions,
+  hasTemplates,
+  parseTemplate,
+  renderTemplateString,
+  renderTemplateText,
+  renderTemplates,
+  templateValueToString,
+  type PathSegment,
+  type TemplateExpression,
+  type TemplatePart,
+  type TemplateProblem,
+} from './templates';

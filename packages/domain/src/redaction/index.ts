@@ -1,0 +1,1 @@
+export { REDACTED, SENSITIVE_HEADERS, redactError, redactHeaders, redactSecrets, redactText, secretPatterns } from './redact';

@@ -1,0 +1,177 @@
+/**
+ * Removing secrets from run outputs, errors, webhook payloads and logs (API.md §4.2).
+ *
+ * Every occurrence of every secret value is replaced by `"[REDACTED]"`, in string values
+ * and in object keys, at any depth. Besides the raw value, the forms in which a secret
+ * typically shows up inside other text are matched too:
+ *   - JSON-escaped (a secret with `"` or `\` inside a JSON document held in a string),
+ *     up to three levels of nesting (JSON in a string in JSON in a string…),
+ *   - JSON-escaped with non-ASCII characters as `\uXXXX` (as some serializers write),
+ *   - URL-encoded (`encodeURIComponent`), as in query strings.
+ * Overlapping matches of different secrets are merged, so no fragment of either leaks.
+ * Existing `[REDACTED]` markers are left alone, so redacting twice changes nothing.
+ *
+ * Secrets of ANY non-zero length are redacted, even 1–3 characters: a short secret is
+ * a weak secret but still one, and leaking it is worse than over-redacting ordinary text
+ * that happens to contain the same characters. Empty strings are ignored.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+/** Header names whose values are credentials (compared case-insensitively). */
+export const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'proxy-authorization',
+]);
+
+function jsonEscape(s: string): string {
+  return JSON.stringify(s).slice(1, -1);
+}
+
+/** The search patterns for a list of secrets, longest first, without duplicates. */
+export function secretPatterns(secretValues: readonly unknown[]): string[] {
+  const set = new Set<string>();
+  for (const raw of secretValues ?? []) {
+    if (typeof raw !== 'string' || raw.length === 0) continue;
+    let form = raw;
+    set.add(form);
+    for (let level = 0; level < 3; level++) {
+      form = jsonEscape(form);
+      set.add(form);
+    }
+    // JSON serializers that escape non-ASCII characters as \uXXXX (Python's json.dumps…).
+    set.add(jsonEscape(raw).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+    try {
+      set.add(encodeURIComponent(raw));
+    } catch {
+      // lone surrogates cannot be URL-encoded; the raw form is still matched
+    }
+  }
+  return [...set].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+/** Replaces every (possibly overlapping) occurrence of the patterns in one string. */
+function redactString(s: string, patterns: readonly string[]): string {
+  if (s.length === 0 || patterns.length === 0) return s;
+  // Intervals [start, end) that must disappear.
+  const hits: Array<[number, number]> = [];
+  // Existing markers are protected so that redaction is idempotent.
+  const protectedRanges: Array<[number, number]> = [];
+  for (let i = s.indexOf(REDACTED); i >= 0; i = s.indexOf(REDACTED, i + REDACTED.length)) {
+    protectedRanges.push([i, i + REDACTED.length]);
+  }
+  const insideMarker = (a: number, b: number) => protectedRanges.some(([p, q]) => a >= p && b <= q);
+  for (const pat of patterns) {
+    if (pat.length > s.length) continue;
+    for (let i = s.indexOf(pat); i >= 0; i = s.indexOf(pat, i + 1)) {
+      if (!insideMarker(i, i + pat.length)) hits.push([i, i + pat.length]);
+    }
+  }
+  if (hits.length === 0) return s;
+  hits.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = '';
+  let pos = 0;
+  let cur: [number, number] | null = null;
+  for (const h of hits) {
+    if (cur && h[0] <= cur[1]) {
+      // overlapping or touching: extend
+      if (h[1] > cur[1]) cur[1] = h[1];
+      continue;
+    }
+    if (cur) {
+      out += s.slice(pos, cur[0]) + REDACTED;
+      pos = cur[1];
+    }
+    cur = [h[0], h[1]];
+  }
+  if (cur) {
+    out += s.slice(pos, cur[0]) + REDACTED;
+    pos = cur[1];
+  }
+  return out + s.slice(pos);
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty, so that a key named "__proto__" stays an ordinary own property.
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function redactDeep(value: unknown, patterns: readonly string[], seen: WeakMap<object, unknown>): unknown {
+  if (typeof value === 'string') return redactString(value, patterns);
+  if (value === null || typeof value !== 'object') return value;
+  const existing = seen.get(value);
+  if (existing !== undefined) return existing;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const item of value) out.push(redactDeep(item, patterns, seen));
+    return out;
+  }
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof Error) {
+    const copy = new Error(redactString(value.message, patterns));
+    copy.name = value.name;
+    copy.stack = value.stack === undefined ? undefined : redactString(value.stack, patterns);
+    seen.set(value, copy);
+    for (const [k, v] of Object.entries(value)) {
+      setOwn(copy as unknown as Record<string, unknown>, redactString(k, patterns), redactDeep(v, patterns, seen));
+    }
+    return copy;
+  }
+  if (!isPlainObject(value)) {
+    if (Buffer.isBuffer(value)) return Buffer.from(redactString(value.toString('utf8'), patterns), 'utf8');
+    // Other class instances (Map, typed arrays…) are not JSON data; copy their own
+    // enumerable properties into a plain object, like JSON.stringify would.
+  }
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) {
+    setOwn(out, redactString(k, patterns), redactDeep(v, patterns, seen));
+  }
+  return out;
+}
+
+/**
+ * Deep copy of `value` with every secret value replaced by `"[REDACTED]"` in every string
+ * and every object key. The input is not modified. Cycles are preserved.
+ */
+export function redactSecrets<T>(value: T, secretValues: readonly string[]): T {
+  const patterns = secretPatterns(secretValues);
+  if (patterns.length === 0) return redactDeep(value, [], new WeakMap()) as T;
+  return redactDeep(value, patterns, new WeakMap()) as T;
+}
+
+/** Redacts the secrets in an error message (or any text). */
+export function redactError(message: string, secretValues: readonly string[]): string {
+  return redactString(String(message ?? ''), secretPatterns(secretValues));
+}
+
+/** Redacts a single string. Same rules as {@link redactSecrets}. */
+export function redactText(text: string, secretValues: readonly string[]): string {
+  return redactString(text, secretPatterns(secretValues));
+}
+
+/**
+ * Copy of a header map with credential-bearing headers (`authorization`, `cookie`,
+ * `set-cookie`, `x-api-key`, `proxy-authorization`, any case, plus `extra`) replaced by
+ * `"[REDACTED]"`. Other headers are kept as they are.
+ */
+export function redactHeaders<H extends Record<string, unknown>>(
+  headers: H,
+  extra: readonly string[] = [],
+): { [K in keyof H]: H[K] | string } {
+  const names = new Set([...SENSITIVE_HEADERS, ...extra.map((h) => h.toLowerCase())]);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    setOwn(out, k, names.has(k.toLowerCase()) && v !== undefined && v !== null ? REDACTED : v);
+  }
+  return out as { [K in keyof H]: H[K] | string };
+}
