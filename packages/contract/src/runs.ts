@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { PageQuery, pageOf, Timestamp } from './common';
+
+export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
+export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting_for_review', 'cancelled'] as const;
+
+export const RunIdParams = z.object({ run_id: z.string().meta({ example: 'run_0123456789abcdefghijklmn' }) });
+
+export const StartRunBody = z
+  .strictObject({
+    input: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The run input (a JSON object, at most 1 MiB), checked against the workflow input_schema.' }),
+    wait: z.boolean().optional().meta({ description: 'Hold the request until the run settles or 25 s pass.' }),
+  })
+  .meta({ id: 'StartRunRequest' });
+
+export const ListRunsQuery = PageQuery.extend({ status: z.enum(RUN_STATUSES).optional() });
+
+const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+
+export const Step = z
+  .object({
+    key: z.string(),
+    name: z.string(),
+    type: z.string(),
+    status: z.enum(STEP_STATUSES),
+    attempts: z.number().int(),
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+    duration_ms: z.number().int().nullable(),
+    output: z.unknown().meta({ description: 'Secrets removed.' }),
+    error: ErrorInfo.nullable(),
+  })
+  .meta({ id: 'Step' });
+
+export const Review = z
+  .object({
+    id: z.string(),
+    step_key: z.string(),
+    status: z.enum(['pending', 'approved', 'rejected', 'expired', 'cancelled']),
+    title: z.string(),
+    instructions: z.string(),
+    assignees: z.array(z.string()),
+    data: z.unknown(),
+    requested_at: Timestamp,
+    expires_at: Timestamp,
+    decision: z.enum(['approved', 'rejected']).nullable(),
+    decided_by: z.string().nullable(),
+    decided_at: Timestamp.nullable(),
+    comment: z.string().nullable(),
+  })
+  .meta({ id: 'Review' });
+
+const runFields = {
+  id: z.string(),
+  workflow_id: z.string(),
+  workflow_version: z.number().int(),
+  status: z.enum(RUN_STATUSES),
+  input: z.record(z.string(), z.unknown()),
+  output: z.unknown(),
+  error: ErrorInfo.extend({ step_key: z.string().nullable() }).nullable(),
+  trigger: z.enum(['api', 'webhook']),
+  idempotency_key: z.string().nullable(),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  duration_ms: z.number().int().nullable(),
+};
+
+export const Run = z.object({ ...runFields, steps: z.array(Step), review: Review.nullable() }).meta({ id: 'Run' });
+export const RunSummary = z.object(runFields).meta({ id: 'RunSummary', description: 'A run as listed (without steps).' });
+export const RunList = pageOf(RunSummary, 'RunList');

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { pageOf, Timestamp } from './common';
+
+export const WorkflowIdParams = z.object({ workflow_id: z.string().meta({ example: 'wf_0123456789abcdefghijklmn' }) });
+
+export const Workflow = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    version: z.number().int(),
+    input_schema: z.record(z.string(), z.unknown()).nullable(),
+    steps: z.array(z.object({ key: z.string(), name: z.string(), type: z.enum(['http', 'transform', 'condition', 'delay', 'review']) })),
+    trigger: z.object({ url: z.string(), auth: z.object({ secret: z.boolean(), signature: z.boolean() }) }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Workflow' });
+
+export const WorkflowList = pageOf(Workflow, 'WorkflowList');

@@ -1,0 +1,47 @@
+import type { Db } from '@svc/db';
+import type { SecretBox } from '@svc/signing';
+import { AppError } from '../errors';
+import { iso } from '../shared/time';
+
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+const MAX_SECRET_BYTES = 64 * 1024;
+
+export interface SecretView {
+  name: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** Stores a workspace secret encrypted at rest; the value is never returned. */
+export async function setSecret(db: Db, box: SecretBox, args: { workspaceId: string; name: string; value: string }): Promise<SecretView> {
+  if (!SECRET_NAME.test(args.name)) {
+    throw new AppError('validation_failed', 'Secret names are upper-case letters, digits and _ (e.g. API_TOKEN)', {
+      errors: [{ path: 'name', message: 'invalid name' }],
+    });
+  }
+  if (!args.value || Buffer.byteLength(args.value) > MAX_SECRET_BYTES) {
+    throw new AppError('validation_failed', 'A secret value must be 1 byte to 64 KiB', {
+      errors: [{ path: 'value', message: 'empty or too large' }],
+    });
+  }
+  const ws = await db.workspace.findUnique({ where: { id: args.workspaceId }, select: { id: true } });
+  if (!ws) throw new AppError('not_found', `Workspace ${args.workspaceId} not found`);
+  const valueEnc = box.seal(args.value);
+  const row = await db.secret.upsert({
+    where: { workspaceId_name: { workspaceId: args.workspaceId, name: args.name } },
+    create: { workspaceId: args.workspaceId, name: args.name, valueEnc },
+    update: { valueEnc, updatedAt: new Date() },
+  });
+  return { name: row.name, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
+}
+
+export async function listSecrets(db: Db, workspaceId: string): Promise<SecretView[]> {
+  const rows = await db.secret.findMany({ where: { workspaceId }, orderBy: { name: 'asc' } });
+  return rows.map((r) => ({ name: r.name, created_at: iso(r.createdAt), updated_at: iso(r.updatedAt) }));
+}
+
+/** Decrypted secrets for use inside an activity only. */
+export async function loadWorkspaceSecrets(db: Db, box: SecretBox, workspaceId: string): Promise<Record<string, string>> {
+  const rows = await db.secret.findMany({ where: { workspaceId } });
+  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.valueEnc)]));
+}

@@ -1,0 +1,156 @@
+import type { Db } from '@svc/db';
+import { randomToken } from '@svc/signing';
+import type { SecretBox } from '@svc/signing';
+import type { WorkflowDefinition } from '../definitions';
+import { AppError } from '../errors';
+import { canonicalJson } from '../shared/canonicalJson';
+import { newId } from '../ids';
+import { decodeCursor, toPage } from '../shared/pagination';
+import type { Page } from '../shared/pagination';
+import { iso } from '../shared/time';
+
+export interface WorkflowView {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  version: number;
+  input_schema: Record<string, unknown> | null;
+  steps: { key: string; name: string; type: string }[];
+  trigger: { url: string; auth: { secret: boolean; signature: boolean } };
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+type WorkflowRow = Awaited<ReturnType<Db['workflow']['findUniqueOrThrow']>>;
+
+export function toWorkflowView(w: WorkflowRow, def: WorkflowDefinition, baseUrl: string): WorkflowView {
+  return {
+    id: w.id,
+    name: w.name,
+    slug: w.slug,
+    description: w.description,
+    version: w.version,
+    input_schema: def.input_schema ?? null,
+    steps: def.steps.map((s) => ({ key: s.key, name: s.name, type: s.type })),
+    trigger: { url: `${baseUrl}/hooks/${w.triggerId}`, auth: { secret: def.trigger.secret, signature: def.trigger.signature } },
+    created_at: iso(w.createdAt),
+    updated_at: iso(w.updatedAt),
+  };
+}
+
+export interface ApplyResult {
+  workflow: WorkflowView;
+  /** created: new workflow; updated: new version; unchanged: identical definition, no bump. */
+  change: 'created' | 'updated' | 'unchanged';
+}
+
+/**
+ * Creates a workflow, or updates it by slug, from a definition already validated by
+ * `parseDefinition`/`validateDefinition`. An update stores a new version; runs
+ * already started keep the version they started with.
+ */
+export async function applyWorkflow(
+  db: Db,
+  box: SecretBox,
+  args: { workspaceId: string; definition: WorkflowDefinition; baseUrl: string },
+): Promise<ApplyResult> {
+  const def = args.definition;
+  const ws = await db.workspace.findUnique({ where: { id: args.workspaceId }, select: { id: true } });
+  if (!ws) throw new AppError('not_found', `Workspace ${args.workspaceId} not found`);
+
+  return db.$transaction(async (tx) => {
+    // Row lock on the (workspace, slug) pair serializes concurrent applies of one workflow.
+    const existing = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM workflows WHERE workspace_id = ${args.workspaceId} AND slug = ${def.slug} FOR UPDATE`;
+    if (existing.length === 0) {
+      const id = newId('wf');
+      const row = await tx.workflow.create({
+        data: {
+          id,
+          workspaceId: args.workspaceId,
+          slug: def.slug,
+          name: def.name,
+          description: def.description,
+          version: 1,
+          triggerId: newId('trg'),
+          triggerSecretEnc: box.seal(randomToken('tsec_', 32)),
+          triggerSigningSecretEnc: box.seal(randomToken('tsig_', 32)),
+          versions: { create: { version: 1, definition: def as object } },
+        },
+      });
+      return { workflow: toWorkflowView(row, def, args.baseUrl), change: 'created' as const };
+    }
+    const current = await tx.workflow.findUniqueOrThrow({ where: { id: existing[0].id } });
+    const currentDef = await tx.workflowVersion.findUniqueOrThrow({
+      where: { workflowId_version: { workflowId: current.id, version: current.version } },
+    });
+    // JSONB does not keep key order, so compare canonical forms.
+    if (canonicalJson(currentDef.definition) === canonicalJson(def)) {
+      return { workflow: toWorkflowView(current, def, args.baseUrl), change: 'unchanged' as const };
+    }
+    const version = current.version + 1;
+    await tx.workflowVersion.create({ data: { workflowId: current.id, version, definition: def as object } });
+    const row = await tx.workflow.update({
+      where: { id: current.id },
+      data: { version, name: def.name, description: def.description, updatedAt: new Date() },
+    });
+    return { workflow: toWorkflowView(row, def, args.baseUrl), change: 'updated' as const };
+  });
+}
+
+async function loadDefinition(db: Db, workflowId: string, version: number): Promise<WorkflowDefinition> {
+  const v = await db.workflowVersion.findUniqueOrThrow({ where: { workflowId_version: { workflowId, version } } });
+  return v.definition as unknown as WorkflowDefinition;
+}
+
+/** A workflow of this workspace with its current definition; a foreign id is 404 like a missing one. */
+export async function findWorkflow(db: Db, workspaceId: string, workflowId: string) {
+  const row = await db.workflow.findFirst({ where: { id: workflowId, workspaceId } });
+  if (!row) throw new AppError('workflow_not_found', `Workflow ${workflowId} not found`);
+  return { row, definition: await loadDefinition(db, row.id, row.version) };
+}
+
+export async function getWorkflow(db: Db, args: { workspaceId: string; workflowId: string; baseUrl: string }): Promise<WorkflowView> {
+  const { row, definition } = await findWorkflow(db, args.workspaceId, args.workflowId);
+  return toWorkflowView(row, definition, args.baseUrl);
+}
+
+export async function listWorkflows(
+  db: Db,
+  args: { workspaceId: string; limit: number; cursor?: string; baseUrl: string },
+): Promise<Page<WorkflowView>> {
+  const before = decodeCursor(args.cursor);
+  const rows = await db.workflow.findMany({
+    where: { workspaceId: args.workspaceId, ...(before !== undefined ? { seq: { lt: before } } : {}) },
+    orderBy: { seq: 'desc' },
+    take: args.limit + 1,
+  });
+  // Only the current version of each listed workflow, in one query.
+  const versions = await db.workflowVersion.findMany({
+    where: { OR: rows.map((r) => ({ workflowId: r.id, version: r.version })) },
+  });
+  const defs = new Map(versions.map((v) => [v.workflowId, v.definition as unknown as WorkflowDefinition]));
+  return toPage(rows, args.limit, (r) => toWorkflowView(r, defs.get(r.id)!, args.baseUrl));
+}
+
+export interface TriggerSecrets {
+  workflow_id: string;
+  url: string;
+  secret: string;
+  signing_secret: string;
+  auth: { secret: boolean; signature: boolean };
+}
+
+export async function showTrigger(db: Db, box: SecretBox, args: { workflowId: string; baseUrl: string }): Promise<TriggerSecrets> {
+  const row = await db.workflow.findUnique({ where: { id: args.workflowId } });
+  if (!row) throw new AppError('workflow_not_found', `Workflow ${args.workflowId} not found`);
+  const def = await loadDefinition(db, row.id, row.version);
+  return {
+    workflow_id: row.id,
+    url: `${args.baseUrl}/hooks/${row.triggerId}`,
+    secret: box.open(row.triggerSecretEnc),
+    signing_secret: box.open(row.triggerSigningSecretEnc),
+    auth: { secret: def.trigger.secret, signature: def.trigger.signature },
+  };
+}
