@@ -1,0 +1,37 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Config, Logger } from '@svc/config';
+import type { Db } from '@svc/db';
+import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
+import type { SecretBox } from '@svc/signing';
+import { createActivities, workflowsPath } from '@svc/temporal';
+
+export interface WorkerDeps {
+  config: Config;
+  prisma: Db;
+  secretBox: SecretBox;
+  logger: Logger;
+}
+
+export async function connectWorkerTemporal(config: Config): Promise<NativeConnection> {
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
+  return NativeConnection.connect({
+    address: config.TEMPORAL_ADDRESS,
+    tls: config.TEMPORAL_TLS || undefined,
+    apiKey: config.TEMPORAL_API_KEY,
+  });
+}
+
+/** A worker for the run task queue: the run workflow plus every activity. Any number may run. */
+export async function createWorker(deps: WorkerDeps, connection: NativeConnection): Promise<Worker> {
+  const { config } = deps;
+  const dispatcher = createGuardedDispatcher({
+    policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
+  });
+  return Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath,
+    activities: createActivities({ prisma: deps.prisma, secretBox: deps.secretBox, dispatcher }),
+  });
+}

@@ -1,0 +1,2 @@
+export { createWorker, connectWorkerTemporal } from './createWorker';
+export type { WorkerDeps } from './createWorker';

@@ -1,0 +1,31 @@
+import { createLogger, loadConfig } from '@svc/config';
+import { createDb } from '@svc/db';
+import { createSecretBox } from '@svc/signing';
+import { connectWorkerTemporal, createWorker } from './createWorker';
+
+async function main(): Promise<void> {
+  const logger = createLogger({ name: 'worker' });
+  const config = loadConfig();
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
+  if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set');
+  const db = createDb(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX,
+    onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
+  });
+  const connection = await connectWorkerTemporal(config);
+  const worker = await createWorker(
+    { config, prisma: db.prisma, secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY), logger },
+    connection,
+  );
+  // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
+  await worker.run();
+  await connection.close();
+  await db.close();
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

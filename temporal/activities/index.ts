@@ -1,0 +1,11 @@
+import { createRunActivities } from './runActivities';
+import type { RunActivityDeps } from './runActivities';
+
+export type ActivityDeps = RunActivityDeps;
+
+/** Every activity the worker registers, built over injected dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...createRunActivities(deps) };
+}
+
+export type RunActivities = ReturnType<typeof createActivities>;

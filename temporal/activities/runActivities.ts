@@ -1,0 +1,134 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Dispatcher } from 'undici';
+import type { Db } from '@svc/db';
+import { evaluateExpression, loadWorkspaceSecrets, redactSecrets } from '@svc/domain';
+import type { ExpressionContext } from '@svc/domain';
+import type { SecretBox } from '@svc/signing';
+import type {
+  BeginStepResult,
+  CompleteRunInput,
+  ExecuteStepInput,
+  ExecuteStepResult,
+  FinishStepInput,
+  RunError,
+  RunStatus,
+  SkipStepsInput,
+} from '../shared/runTypes';
+import { createRunStore } from './runStore';
+import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
+import type { StepOutcome } from './stepExecutors';
+
+export interface RunActivityDeps {
+  prisma: Db;
+  secretBox: SecretBox;
+  /** SSRF-guarded undici dispatcher for `http` steps. */
+  dispatcher: Dispatcher;
+}
+
+/**
+ * Activities of the run workflow. Secrets are loaded here, used, and removed from
+ * every value before it is returned to the workflow or written anywhere, so they
+ * never reach Temporal history or the database in clear.
+ */
+export function createRunActivities(deps: RunActivityDeps) {
+  const store = createRunStore(deps.prisma);
+
+  async function contextFor(workspaceId: string, input: unknown, steps: ExpressionContext['steps']) {
+    const secrets = await loadWorkspaceSecrets(deps.prisma, deps.secretBox, workspaceId);
+    const values = Object.values(secrets);
+    const ctx: ExpressionContext = { input, steps, secrets };
+    return { ctx, redact: <T>(v: T): T => redactSecrets(v, values) };
+  }
+
+  async function isSkipped(stepIf: string | undefined, ctx: ExpressionContext): Promise<boolean> {
+    if (!stepIf) return false;
+    try {
+      return !(await evaluateExpression(stepIf, ctx));
+    } catch (err) {
+      throw expressionFailure(err);
+    }
+  }
+
+  return {
+    async markRunRunning({ runId }: { runId: string }): Promise<void> {
+      await store.markRunning(runId);
+    },
+
+    /** Evaluates `if` and marks a workflow-driven step (delay, review) as started. */
+    async beginStep(args: ExecuteStepInput): Promise<BeginStepResult> {
+      const { ctx } = await contextFor(args.workspaceId, args.input, args.steps);
+      let skipped: boolean;
+      try {
+        skipped = await isSkipped(args.step.if, ctx);
+      } catch (err) {
+        // A broken `if` is a definition error at run time: fail the step, not the worker.
+        throw ApplicationFailure.nonRetryable((err as Error).message, 'StepFailedPermanently');
+      }
+      if (skipped) await store.finishStep(args.runId, args.step.key, 'skipped', null, null);
+      else await store.stepRunning(args.runId, args.step.key, 1);
+      return { skipped };
+    },
+
+    async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
+      const { runId, step } = args;
+      const info = Context.current().info;
+      const attempt = info.attempt;
+      const lastAttempt = attempt >= step.retry.max_attempts;
+      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      try {
+        if (await isSkipped(step.if, ctx)) {
+          await store.finishStep(runId, step.key, 'skipped', null, null);
+          return { status: 'skipped' };
+        }
+        await store.stepRunning(runId, step.key, attempt);
+        let outcome: StepOutcome;
+        if (step.type === 'http') outcome = await runHttp(step, ctx, deps.dispatcher);
+        else if (step.type === 'transform') outcome = await runTransform(step, ctx);
+        else if (step.type === 'condition') outcome = await runCondition(step, ctx);
+        else throw new Error(`step type ${step.type} is not executed by an activity`);
+        const output = redact(outcome.output);
+        await store.finishStep(runId, step.key, 'succeeded', output, null);
+        return { status: 'succeeded', output, ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
+      } catch (err) {
+        const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
+        const error = redact(failure.error);
+        const output = redact(failure.output);
+        if (failure.retryable && !lastAttempt) {
+          await store.stepAttemptFailed(runId, step.key, error);
+          // Temporal schedules the next attempt with the step's backoff.
+          throw ApplicationFailure.retryable(error.message, error.code);
+        }
+        await store.finishStep(runId, step.key, 'failed', output ?? null, error);
+        return { status: 'failed', error, ...(output !== undefined ? { output } : {}) };
+      }
+    },
+
+    async finishStep(args: FinishStepInput): Promise<void> {
+      await store.finishStep(args.runId, args.stepKey, args.status, args.output ?? null, args.error ?? null);
+    },
+
+    async setStepsStatus(args: SkipStepsInput): Promise<void> {
+      await store.setStepsStatus(args.runId, args.stepKeys, args.status);
+    },
+
+    async completeRun(args: CompleteRunInput): Promise<{ status: RunStatus }> {
+      let status: RunStatus = args.status;
+      let error: RunError | null = args.error ?? null;
+      let output: unknown = null;
+      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      if (status === 'succeeded') {
+        try {
+          output = args.outputExpression ? await evaluateExpression(args.outputExpression, ctx) : args.lastOutput;
+        } catch (err) {
+          status = 'failed';
+          error = { code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null };
+        }
+      }
+      const final = await store.completeRun(args.runId, status, redact(output), error ? redact(error) : null);
+      return { status: final };
+    },
+  };
+}
+
+export type RunActivities = ReturnType<typeof createRunActivities>;

@@ -1,0 +1,53 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { LaunchRequest, RunLauncher } from '@svc/domain';
+import { waitForSettleUpdate } from '../shared/messages';
+import type { RunWorkflowInput } from '../shared/runTypes';
+import { SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
+import type { runWorkflow } from '../workflows/runWorkflow';
+
+export function createRunLauncher(deps: { client: Client; taskQueue: string }): RunLauncher {
+  const { client, taskQueue } = deps;
+  return {
+    async start(req: LaunchRequest) {
+      const args: RunWorkflowInput = { ...req };
+      try {
+        await client.workflow.start<typeof runWorkflow>('runWorkflow', {
+          // The run id is the workflow id: operators find a run in the Temporal UI by its id,
+          // and a second start of the same run can only ever attach to the first.
+          workflowId: req.runId,
+          taskQueue,
+          args: [args],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          typedSearchAttributes: [
+            { key: SA_WORKSPACE_ID, value: req.workspaceId },
+            { key: SA_WORKFLOW_ID, value: req.workflowId },
+            { key: SA_RUN_STATUS, value: 'queued' },
+          ],
+        });
+      } catch (err) {
+        // Already started (and maybe finished): exactly what a repeated start should find.
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw err;
+      }
+    },
+
+    async waitForSettle(runId, timeoutMs, signal) {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), timeoutMs);
+      const onAbort = () => abort.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        await client.withAbortSignal(abort.signal, () => client.workflow.getHandle(runId).executeUpdate(waitForSettleUpdate));
+      } catch {
+        // Deadline reached, caller gone, or the workflow already closed (an update cannot
+        // reach a closed workflow): in every case the caller reads the run as it is now.
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      }
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { ExpressionContext, StepDefinition, WorkflowDefinition } from '@svc/domain';
+
+export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
+export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
+
+export const SETTLED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'waiting_for_review'];
+
+export interface RunWorkflowInput {
+  runId: string;
+  workspaceId: string;
+  workflowId: string;
+  workflowVersion: number;
+  /** The definition pinned at start; later versions never affect this run. */
+  definition: WorkflowDefinition;
+  input: unknown;
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+  step_key: string | null;
+}
+
+export interface StepError {
+  code: string;
+  message: string;
+}
+
+/** Step outputs as later steps see them (already redacted; secrets never enter history). */
+export type StepsContext = ExpressionContext['steps'];
+
+export interface ExecuteStepInput {
+  runId: string;
+  workspaceId: string;
+  step: StepDefinition;
+  input: unknown;
+  steps: StepsContext;
+}
+
+export type ExecuteStepResult =
+  | { status: 'skipped' }
+  | { status: 'succeeded'; output: unknown; jumpTo?: string }
+  | { status: 'failed'; error: StepError; output?: unknown };
+
+export interface BeginStepResult {
+  skipped: boolean;
+}
+
+export interface FinishStepInput {
+  runId: string;
+  stepKey: string;
+  status: StepStatus;
+  output?: unknown;
+  error?: StepError | null;
+}
+
+export interface SkipStepsInput {
+  runId: string;
+  stepKeys: string[];
+  status: 'skipped' | 'cancelled';
+}
+
+export interface CompleteRunInput {
+  runId: string;
+  workspaceId: string;
+  status: 'succeeded' | 'failed' | 'cancelled';
+  /** Run output expression; when absent the last executed step's output is used. */
+  outputExpression?: string;
+  lastOutput: unknown;
+  input: unknown;
+  steps: StepsContext;
+  error?: RunError;
+}

@@ -1,0 +1,2 @@
+// The one barrel the worker bundles: deterministic code only.
+export { runWorkflow } from './runWorkflow';
