@@ -1,0 +1,3 @@
+export { createApp } from './app';
+export type { GatewayDeps, Readiness } from './deps';
+export { createGatewayDeps } from './wiring';

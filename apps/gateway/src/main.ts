@@ -1,0 +1,40 @@
+import { createLogger, loadConfig } from '@svc/config';
+import { createDb } from '@svc/db';
+import { createApp } from './app';
+import { createGatewayDeps } from './wiring';
+
+async function main(): Promise<void> {
+  const logger = createLogger({ name: 'gateway' });
+  const config = loadConfig();
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
+  const db = createDb(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX,
+    onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
+  });
+  const deps = await createGatewayDeps(config, logger, db);
+  const server = createApp(deps).listen(config.PORT, config.HOST, () => {
+    logger.info({ url: config.BASE_URL, port: config.PORT, host: config.HOST }, 'gateway listening');
+  });
+  // Slightly above the 25 s `wait` so held requests can finish on a graceful stop.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 30_000;
+
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'gateway stopping');
+    server.close(() => {
+      void deps
+        .close()
+        .then(() => db.close())
+        .finally(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 30_000).unref();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

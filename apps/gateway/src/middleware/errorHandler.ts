@@ -1,0 +1,25 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '@svc/config';
+import { AppError } from '@svc/domain';
+import { sendProblem } from '../http/problem';
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
+};
+
+/** The last handler: known errors become problems; anything else is logged and answered as 500. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof AppError) {
+      if (err.status >= 500) logger.warn({ requestId: res.locals.requestId, code: err.code }, err.message);
+      sendProblem(res, err);
+      return;
+    }
+    logger.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
+    sendProblem(res, new AppError('internal_error', 'Something went wrong on our side; quote the request id if you contact us'));
+  };
+}

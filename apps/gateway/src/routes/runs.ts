@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import type { Response } from 'express';
+import { ListRunsQuery, StartRunBody } from '@svc/contract';
+import { getRun, listRuns, startRun } from '@svc/domain';
+import type { GatewayDeps } from '../deps';
+import { parseIdempotencyKey } from '../http/idempotencyKey';
+import { parseBody, parseQuery } from '../http/validate';
+import { principalOf, scope } from '../middleware/authenticate';
+import { jsonBody } from '../middleware/jsonBody';
+
+/** Aborts when the client goes away before we answered; the run itself is never touched. */
+function clientGone(res: Response): AbortSignal {
+  const ac = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+export function runRoutes(deps: GatewayDeps): Router {
+  const r = Router();
+
+  r.post('/workflows/:workflow_id/runs', scope('runs:write'), ...jsonBody(), async (req, res) => {
+    const idempotencyKey = parseIdempotencyKey(req.header('idempotency-key'));
+    const body = parseBody(StartRunBody, req.body);
+    const { run, replayed } = await startRun(
+      { prisma: deps.prisma, launcher: deps.launcher },
+      {
+        workspaceId: principalOf(res).workspaceId,
+        workflowId: String(req.params.workflow_id),
+        input: body.input,
+        body,
+        idempotencyKey,
+        trigger: 'api',
+        wait: body.wait ? { timeoutMs: deps.config.RUN_WAIT_TIMEOUT_MS, signal: clientGone(res) } : undefined,
+      },
+    );
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    else res.setHeader('Location', `/api/v1/runs/${run.id}`);
+    res.status(replayed ? 200 : 201).json(run);
+  });
+
+  r.get('/workflows/:workflow_id/runs', scope('runs:read'), async (req, res) => {
+    const q = parseQuery(ListRunsQuery, req.query);
+    res.json(
+      await listRuns(deps.prisma, {
+        workspaceId: principalOf(res).workspaceId,
+        workflowId: String(req.params.workflow_id),
+        status: q.status,
+        limit: q.limit,
+        cursor: q.cursor,
+      }),
+    );
+  });
+
+  r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
+    res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+  });
+
+  return r;
+}
