@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { listSecrets, setSecret } from '@svc/domain';
+import { table } from '../output';
+import type { Run } from '../run';
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new Error('pipe the secret value on standard input, e.g. `printf %s "$TOKEN" | svc secrets set …`');
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  // One trailing newline is almost always from `echo`, not part of the secret.
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+export function registerSecrets(program: Command, run: Run): void {
+  const s = program.command('secrets').description('Workspace secrets (values are never printed)');
+  s.command('set <name>')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .action((name: string, o: { workspace: string }) =>
+      run(
+        async (ctx) => setSecret(ctx.db.prisma, ctx.box(), { workspaceId: o.workspace, name, value: await readStdin() }),
+        (v) => `secret ${v.name} set`,
+      ),
+    );
+  s.command('list')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .action((o: { workspace: string }) =>
+      run(
+        async (ctx) => ({ data: await listSecrets(ctx.db.prisma, o.workspace) }),
+        (r) => table(r.data, ['name', 'updated_at']),
+      ),
+    );
+}

@@ -1,0 +1,46 @@
+import { createLogger, loadConfig } from '@svc/config';
+import type { Config } from '@svc/config';
+import { createDb } from '@svc/db';
+import type { DbHandle } from '@svc/db';
+import { readStackFile } from '@svc/devstack';
+import { createSecretBox } from '@svc/signing';
+import type { SecretBox } from '@svc/signing';
+
+export interface CliContext {
+  config: Config;
+  db: DbHandle;
+  box(): SecretBox;
+  close(): Promise<void>;
+}
+
+/**
+ * The CLI talks to the same database and Temporal as the running stack: explicit
+ * environment first, otherwise the addresses `npm start` recorded in DATA_DIR/stack.json.
+ */
+export function openContext(env: NodeJS.ProcessEnv = process.env): CliContext {
+  const base = loadConfig(env);
+  const stack = readStackFile(base.DATA_DIR);
+  const merged: NodeJS.ProcessEnv = {
+    ...env,
+    DATABASE_URL: env.DATABASE_URL ?? stack?.databaseUrl,
+    TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS ?? stack?.temporalAddress,
+    TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? stack?.temporalNamespace,
+    SVC_ENCRYPTION_KEY: env.SVC_ENCRYPTION_KEY ?? stack?.encryptionKey,
+    BASE_URL: env.BASE_URL ?? stack?.apiUrl,
+  };
+  const config = loadConfig(merged);
+  if (!config.DATABASE_URL) {
+    throw new Error('No database: set DATABASE_URL, or start the local stack with `npm start` first');
+  }
+  const logger = createLogger({ name: 'svc', level: 'warn' });
+  const db = createDb(config.DATABASE_URL, { max: 2, onError: (err) => logger.warn({ err: err.message }, 'database error') });
+  return {
+    config,
+    db,
+    box() {
+      if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set (and no stack.json provides one)');
+      return createSecretBox(config.SVC_ENCRYPTION_KEY);
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,1 @@
+export { buildProgram } from './program';
