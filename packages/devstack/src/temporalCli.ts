@@ -1,0 +1,241 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { forEachLine, LineTail, silentLog, sleep, type Log } from './log';
+import { isProcessAlive } from './processes';
+
+/**
+ * The Temporal CLI carries the real Temporal server (`temporal server start-dev`) and its
+ * Web UI. No package manager ships it here, but the Go module proxy does: v1.5.1 is the newest
+ * tag that installs with a plain `go install`.
+ */
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+
+const BINARY_NAME = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+/** A lock not refreshed for this long belongs to a dead builder (the holder touches it every 20 s). */
+const LOCK_STALE_MS = 3 * 60_000;
+
+/** `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1` */
+export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
+  return path.join(base, 'svc', 'temporal-cli', TEMPORAL_CLI_VERSION);
+}
+
+/** Where the built binary is cached. */
+export function cachedTemporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(temporalCliCacheDir(env), BINARY_NAME);
+}
+
+/** The command that builds the CLI into `dir`, as a person would type it. */
+export function temporalCliBuildCommand(dir: string): string {
+  return `GOBIN=${dir} go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`;
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function goVersion(env: NodeJS.ProcessEnv): string | null {
+  const r = spawnSync('go', ['version'], { env, encoding: 'utf8' });
+  if (r.error || r.status !== 0) return null;
+  return r.stdout.trim();
+}
+
+/**
+ * Path of a Temporal CLI binary, building it when needed:
+ * 1. `TEMPORAL_CLI_PATH` (must point at an executable file);
+ * 2. the cached build at `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1/temporal`;
+ * 3. a fresh `go install` into that cache (takes ~5 minutes; concurrent callers wait for one build);
+ * 4. otherwise an error that says how to get one.
+ */
+export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const override = env.TEMPORAL_CLI_PATH;
+  if (override) {
+    const p = path.resolve(override);
+    if (isExecutableFile(p)) return p;
+    throw new Error(
+      `TEMPORAL_CLI_PATH is set to "${override}", but there is no executable file there. ` +
+        `Point it at a Temporal CLI binary (\`temporal\`, ${TEMPORAL_CLI_VERSION} or newer), or unset it to use ` +
+        `the cached build at ${cachedTemporalCliPath(env)} (built automatically when Go is installed).`,
+    );
+  }
+
+  const target = cachedTemporalCliPath(env);
+  if (isExecutableFile(target)) return target;
+
+  const dir = path.dirname(target);
+  const go = goVersion(env);
+  if (!go) {
+    throw new Error(
+      [
+        'The Temporal CLI (which contains the Temporal dev server) was not found, and Go is not installed to build it.',
+        'Do one of these, then run the command again:',
+        `  - install Go >= 1.23 (https://go.dev/dl/); it is then built automatically (about 5 minutes, once) with:`,
+        `      ${temporalCliBuildCommand(dir)}`,
+        `  - or set TEMPORAL_CLI_PATH to an existing \`temporal\` binary (${TEMPORAL_CLI_VERSION} or newer,`,
+        '    e.g. from https://github.com/temporalio/cli/releases).',
+      ].join('\n'),
+    );
+  }
+
+  mkdirSync(dir, { recursive: true });
+  return withBuildLock(path.join(dir, '.build.lock'), log, async () => {
+    // Someone may have built it while we waited for the lock.
+    if (isExecutableFile(target)) return target;
+    await buildTemporalCli(dir, target, go, log, env);
+    return target;
+  });
+}
+
+async function buildTemporalCli(dir: string, target: string, go: string, log: Log, env: NodeJS.ProcessEnv): Promise<void> {
+  const tmp = await mkdtemp(path.join(dir, '.build-'));
+  const started = Date.now();
+  log(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with ${go} (once; takes about 5 minutes):`);
+  log(`  ${temporalCliBuildCommand(dir)}`);
+  const tail = new LineTail(40);
+  let downloads = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      // The official release binaries are built without cgo; that also spares us a C toolchain.
+      const childEnv: NodeJS.ProcessEnv = { ...env, GOBIN: tmp, CGO_ENABLED: env.CGO_ENABLED ?? '0' };
+      delete childEnv.GOOS;
+      delete childEnv.GOARCH;
+      const child = spawn('go', ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
+        env: childEnv,
+        cwd: tmp, // outside any Go module, so go.mod files around the caller do not interfere
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const onLine = (line: string): void => {
+        tail.push(line);
+        if (line.startsWith('go: downloading')) downloads++;
+      };
+      forEachLine(child.stdout, onLine);
+      forEachLine(child.stderr, onLine);
+      const heartbeat = setInterval(() => {
+        const s = Math.round((Date.now() - started) / 1000);
+        log(`  ... still building the Temporal CLI (${s}s, ${downloads} modules downloaded)`);
+      }, 30_000);
+      const timeout = setTimeout(() => child.kill('SIGKILL'), BUILD_TIMEOUT_MS);
+      child.once('error', (err) => {
+        clearInterval(heartbeat);
+        clearTimeout(timeout);
+        reject(err);
+      });
+      child.once('close', (code, signal) => {
+        clearInterval(heartbeat);
+        clearTimeout(timeout);
+        if (code === 0) resolve();
+        else reject(new Error(`go install ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`));
+      });
+    });
+    const built = path.join(tmp, BINARY_NAME);
+    if (!isExecutableFile(built)) throw new Error(`go install succeeded but ${built} is missing`);
+    renameSync(built, target);
+    log(`Built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)}s: ${target}`);
+  } catch (err) {
+    throw new Error(
+      `Building the Temporal CLI failed: ${(err as Error).message}\n` +
+        `Command: ${temporalCliBuildCommand(dir)} (needs Go >= 1.23 and access to the Go module proxy)\n` +
+        `Or set TEMPORAL_CLI_PATH to an existing \`temporal\` binary.\n` +
+        (tail.toString() ? `Last output:\n${tail.toString()}` : ''),
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+interface LockContent {
+  pid: number;
+  host: string;
+}
+
+/** A lock file created with O_EXCL; a lock whose owner died (or stopped refreshing it) is taken over. */
+async function withBuildLock<T>(lockPath: string, log: Log, fn: () => Promise<T>): Promise<T> {
+  const me: LockContent = { pid: process.pid, host: os.hostname() };
+  const deadline = Date.now() + BUILD_TIMEOUT_MS + LOCK_STALE_MS;
+  let announced = false;
+  for (;;) {
+    try {
+      writeFileSync(lockPath, JSON.stringify(me), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = readLock(lockPath);
+    if (holder && isStale(lockPath, holder)) {
+      // Move it aside under a unique name, so two waiters cannot both remove a fresh lock.
+      const aside = `${lockPath}.stale-${randomBytes(4).toString('hex')}`;
+      try {
+        renameSync(lockPath, aside);
+        rmSync(aside, { force: true });
+      } catch {
+        /* another waiter got there first */
+      }
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lockPath}`);
+    if (!announced) {
+      announced = true;
+      log(`Waiting for the Temporal CLI build already under way${holder && holder.pid > 0 ? ` (pid ${holder.pid})` : ''} ...`);
+    }
+    await sleep(1_000);
+  }
+
+  const touch = setInterval(() => {
+    const now = new Date();
+    try {
+      utimesSync(lockPath, now, now);
+    } catch {
+      /* ignore */
+    }
+  }, 20_000);
+  touch.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(touch);
+    const holder = readLock(lockPath);
+    if (holder && holder.pid === me.pid && holder.host === me.host) rmSync(lockPath, { force: true });
+  }
+}
+
+function readLock(lockPath: string): LockContent | null {
+  try {
+    const v = JSON.parse(readFileSync(lockPath, 'utf8')) as LockContent;
+    return typeof v.pid === 'number' && typeof v.host === 'string' ? v : null;
+  } catch {
+    // Being written right now, or garbage: treat as held unless it is old.
+    return existsSync(lockPath) ? { pid: -1, host: '' } : null;
+  }
+}
+
+function isStale(lockPath: string, holder: LockContent): boolean {
+  if (holder.host === os.hostname() && holder.pid > 0 && !isProcessAlive(holder.pid)) return true;
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > LOCK_STALE_MS;
+  } catch {
+    return false;
+  }
+}

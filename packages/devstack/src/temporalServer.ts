@@ -1,0 +1,173 @@
+import { chmodSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { forEachLine, LineTail, silentLog, sleep, type Log } from './log';
+import { describeExit, processArgv, spawnManaged, terminatePid, type ExitInfo } from './processes';
+
+export type SearchAttributeType = 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+/**
+ * The custom search attributes the run workflow sets. Registered on the dev server at start;
+ * on a real cluster an operator registers them once, e.g.
+ * `temporal operator search-attribute create --name SvcWorkspaceId --type Keyword`.
+ */
+export const SEARCH_ATTRIBUTES = {
+  SvcWorkspaceId: 'Keyword',
+  SvcWorkflowId: 'Keyword',
+  SvcRunStatus: 'Keyword',
+} as const satisfies Record<string, SearchAttributeType>;
+
+export interface TemporalDevServerOptions {
+  /** Path of the `temporal` CLI binary (see ensureTemporalCli). */
+  cliPath: string;
+  /** SQLite file for persistence; omitted = in memory (lost when the server stops). */
+  dbFile?: string;
+  /** Frontend gRPC port. */
+  port: number;
+  /** Web UI port; ignored with `headless`. Default: port + 1000. */
+  uiPort?: number;
+  /** No Web UI (tests). */
+  headless?: boolean;
+  /** Created at start when not `default` (which always exists). Default `default`. */
+  namespace?: string;
+  searchAttributes?: Readonly<Record<string, SearchAttributeType>>;
+  /** Interface to bind (default 127.0.0.1). */
+  ip?: string;
+  log?: Log;
+  /** Every line the server writes (default: they go to `log`, prefixed; the server logs at warn level). */
+  onServerLog?: (line: string) => void;
+  /** Server log level (default warn). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'never';
+  /** Default 120 s. */
+  startTimeoutMs?: number;
+}
+
+export interface TemporalDevServer {
+  /** host:port of the frontend, for TEMPORAL_ADDRESS. */
+  address: string;
+  namespace: string;
+  /** Web UI, or null when headless. */
+  uiUrl: string | null;
+  pid: number;
+  /** Resolves when the server exits (for whatever reason). */
+  exited: Promise<ExitInfo>;
+  /** SIGTERM, then SIGKILL after 15 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** `temporal server start-dev` still running on this SQLite file from an earlier process that died. */
+async function stopStaleServer(dbFile: string, log: Log): Promise<void> {
+  if (process.platform !== 'linux') return;
+  let pids: number[];
+  try {
+    pids = readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    const argv = processArgv(pid);
+    if (!argv || !argv.includes('start-dev')) continue;
+    const i = argv.findIndex((a) => a === '--db-filename' || a === '-f');
+    if (i < 0 || !argv[i + 1] || path.resolve(argv[i + 1]) !== dbFile) continue;
+    log(`Stopping a Temporal dev server left running on ${dbFile} by an earlier run (pid ${pid}) ...`);
+    await terminatePid(pid, 'SIGTERM', 15_000);
+  }
+}
+
+type Probe = { ok: true } | { ok: false; reason: string };
+
+async function probe(address: string, namespace: string, attributes: string[]): Promise<Probe> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    await connection.workflowService.describeNamespace({ namespace });
+    const { keys } = await connection.operatorService.listSearchAttributes({ namespace }).then((r) => ({
+      keys: Object.keys(r.customAttributes ?? {}),
+    }));
+    const missing = attributes.filter((a) => !keys.includes(a));
+    if (missing.length) return { ok: false, reason: `search attributes not registered yet: ${missing.join(', ')}` };
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Starts `temporal server start-dev` (the real Temporal server with SQLite and the Web UI) on
+ * `ip`:`port`, with the given namespace and search attributes, and resolves once the frontend
+ * answers for that namespace and the search attributes are registered.
+ */
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const log = options.log ?? silentLog;
+  const ip = options.ip ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const uiPort = options.uiPort ?? options.port + 1000;
+  const attributes = options.searchAttributes ?? {};
+  const dbFile = options.dbFile ? path.resolve(options.dbFile) : undefined;
+
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port)];
+  if (options.headless) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  if (dbFile) args.push('--db-filename', dbFile);
+  if (namespace !== 'default') args.push('--namespace', namespace);
+  for (const [name, type] of Object.entries(attributes)) args.push('--search-attribute', `${name}=${type}`);
+  args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
+
+  if (dbFile) await stopStaleServer(dbFile, log);
+
+  const tail = new LineTail(60);
+  const proc = spawnManaged(options.cliPath, args, { name: 'temporal', stopSignal: 'SIGTERM' });
+  // stdout only carries the start banner (with "localhost" addresses we print better ourselves);
+  // stderr carries the server log. Warnings while shutting down are expected noise.
+  const onLine = (line: string, fromStderr: boolean): void => {
+    tail.push(line);
+    if (options.onServerLog) options.onServerLog(line);
+    else if (fromStderr && line.trim() && !proc.isStopping()) log(`[temporal] ${line}`);
+  };
+  forEachLine(proc.child.stdout, (l) => onLine(l, false));
+  forEachLine(proc.child.stderr, (l) => onLine(l, true));
+
+  const stop = async (): Promise<void> => {
+    await proc.stop(15_000);
+  };
+
+  const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
+  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
+  let last = 'not started';
+  for (;;) {
+    if (proc.hasExited()) {
+      const e = await proc.exited;
+      throw new Error(
+        `The Temporal dev server ${describeExit(e)} during startup (${options.cliPath} ${args.join(' ')}):\n${tail.toString()}`,
+      );
+    }
+    const r = await probe(address, namespace, Object.keys(attributes));
+    if (r.ok) break;
+    last = r.reason;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`The Temporal dev server did not become ready on ${address} in time (${last}):\n${tail.toString()}`);
+    }
+    await sleep(250);
+  }
+
+  if (dbFile) {
+    // Workflow histories hold run inputs and outputs: keep the store private.
+    for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) {
+      try {
+        chmodSync(f, 0o600);
+      } catch {
+        /* absent */
+      }
+    }
+  }
+
+  const uiUrl = options.headless ? null : `http://${host.includes(':') ? `[${host}]` : host}:${uiPort}`;
+  return { address, namespace, uiUrl, pid: proc.pid, exited: proc.exited, stop };
+}
