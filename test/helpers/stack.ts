@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createLogger, loadConfig } from '@svc/config';
+import type { Config } from '@svc/config';
+import { createDb } from '@svc/db';
+import type { DbHandle } from '@svc/db';
+import {
+  applyWorkflow,
+  createApiKey,
+  createAddressPolicy,
+  createGuardedDispatcher,
+  createWorkspace,
+  SCOPES,
+  validateDefinition,
+} from '@svc/domain';
+import { createApp } from '@svc/gateway';
+import { createSecretBox } from '@svc/signing';
+import type { SecretBox } from '@svc/signing';
+import { createActivities, createRunLauncher, workflowsPath } from '@svc/temporal';
+import { call } from './http';
+import type { HttpAnswer } from './http';
+
+/** Everything an integration test needs: a real gateway and worker on the real servers of globalSetup. */
+export interface TestStack {
+  url: string;
+  config: Config;
+  db: DbHandle;
+  box: SecretBox;
+  temporal: Client;
+  taskQueue: string;
+  /** A workspace with a key holding every scope (or the given ones). */
+  tenant(opts?: { plan?: string; scopes?: string[] }): Promise<{ workspaceId: string; key: string }>;
+  apply(workspaceId: string, document: unknown): Promise<{ id: string; version: number }>;
+  api(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type ApiResponse = HttpAnswer;
+
+/** The workflow bundle is built once per test run and shared by every test file. */
+async function workflowBundlePath(): Promise<string> {
+  const dir = process.env.SVC_TEST_DATA_DIR ?? path.join(require('node:os').tmpdir(), 'svc-test');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'workflow-bundle.js');
+  if (!existsSync(file)) {
+    const { code } = await bundleWorkflowCode({ workflowsPath, logger: undefined });
+    writeFileSync(file, code);
+  }
+  return file;
+}
+
+function quietTemporalLogs() {
+  try {
+    // Expected activity retries would otherwise flood the test output.
+    Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
+  } catch {
+    // Installed already by an earlier test file in this process.
+  }
+}
+
+export async function startStack(env: Record<string, string> = {}): Promise<TestStack> {
+  quietTemporalLogs();
+  const taskQueue = `svc-test-${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    OUTBOUND_ALLOW_CIDRS: '',
+    ...env,
+  });
+  const logger = createLogger({ name: 'test', level: config.LOG_LEVEL });
+  const db = createDb(config.DATABASE_URL!, { max: 20 });
+  const box = createSecretBox(config.SVC_ENCRYPTION_KEY!);
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+
+  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const bundle = readFileSync(await workflowBundlePath(), 'utf8');
+  let worker: Worker | undefined;
+  let workerDone: Promise<void> | undefined;
+  async function startWorker() {
+    const dispatcher = createGuardedDispatcher({ policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }) });
+    worker = await Worker.create({
+      connection: nativeConnection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue,
+      workflowBundle: { code: bundle },
+      activities: createActivities({ prisma: db.prisma, secretBox: box, dispatcher }),
+    });
+    workerDone = worker.run();
+  }
+  async function stopWorker() {
+    if (!worker) return;
+    worker.shutdown();
+    await workerDone;
+    worker = undefined;
+  }
+  await startWorker();
+
+  const app = createApp({
+    config,
+    logger,
+    prisma: db.prisma,
+    launcher: createRunLauncher({ client: temporal, taskQueue }),
+    readiness: {
+      database: async () => {
+        await db.pool.query('SELECT 1');
+      },
+      temporal: async () => {
+        await connection.healthService.check({});
+      },
+    },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  config.BASE_URL = url;
+
+  const stack: TestStack = {
+    url,
+    config,
+    db,
+    box,
+    temporal,
+    taskQueue,
+    async tenant(opts = {}) {
+      const ws = await createWorkspace(db.prisma, { name: `test-${randomBytes(3).toString('hex')}`, plan: opts.plan ?? 'pro' });
+      const key = await createApiKey(db.prisma, { workspaceId: ws.id, name: 'test', scopes: opts.scopes ?? [...SCOPES] });
+      return { workspaceId: ws.id, key: key.key };
+    },
+    async apply(workspaceId, document) {
+      const r = await applyWorkflow(db.prisma, box, { workspaceId, definition: validateDefinition(document), baseUrl: url });
+      return { id: r.workflow.id, version: r.workflow.version };
+    },
+    async api(method, p, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      return call(url + p, { method, headers, body });
+    },
+    startWorker,
+    stopWorker,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await stopWorker();
+      await nativeConnection.close();
+      await connection.close();
+      await db.close();
+    },
+  };
+  return stack;
+}

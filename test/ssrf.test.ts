@@ -1,0 +1,36 @@
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { startEchoServer } from './helpers/echoServer';
+
+let stack: TestStack;
+let echo: Awaited<ReturnType<typeof startEchoServer>>;
+
+beforeAll(async () => {
+  // No operator allowlist: loopback is refused like every private range. Only loopback
+  // targets are used here so a broken guard could never send traffic off this machine;
+  // the other ranges are covered by the address-policy unit tests.
+  stack = await startStack({ OUTBOUND_ALLOW_CIDRS: '' });
+  echo = await startEchoServer((_req, res) => res.end('reached'));
+});
+afterAll(async () => {
+  await echo.close();
+  await stack.stop();
+});
+
+it.each([
+  ['a loopback literal', () => `${echo.url}/x`],
+  ['a hostname resolving to loopback', () => `http://localhost:${echo.port}/x`],
+  ['an IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${echo.port}/`],
+])('refuses an http step aimed at %s, at connect time, without retrying', async (_name, url) => {
+  const { key, workspaceId } = await stack.tenant();
+  const wf = await stack.apply(workspaceId, {
+    name: 'SSRF',
+    slug: 'ssrf',
+    steps: [{ key: 'call', type: 'http', url: url(), retry: { max_attempts: 3, interval: '100ms' } }],
+  });
+  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
+  expect(r.body.status).toBe('failed');
+  expect(r.body.error).toMatchObject({ code: 'http_blocked_address', step_key: 'call' });
+  expect(r.body.steps[0].attempts).toBe(1);
+  expect(echo.requests).toHaveLength(0);
+});
