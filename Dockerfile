@@ -1,0 +1,18 @@
+# One image for every role; the command picks it (gateway, worker or the svc CLI).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json prisma.config.ts tsconfig.base.json tsconfig.json ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY packages ./packages
+COPY temporal ./temporal
+COPY apps ./apps
+RUN npm ci && npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app /app
+USER node
+EXPOSE 8080
+CMD ["node", "apps/gateway/dist/main.js"]
