@@ -1,5 +1,14 @@
 /** Paths and definitions for code outside Temporal (worker, gateway, CLI). */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 export const workflowsPath = require.resolve('./workflows');
+
+/** The workflow bundle `npm run build` writes next to the compiled code, when present. */
+export function prebuiltWorkflowBundlePath(): string | undefined {
+  const file = path.join(__dirname, 'workflow-bundle.js');
+  return __filename.endsWith('.js') && existsSync(file) ? file : undefined;
+}
 export { createActivities } from './activities';
 export type { ActivityDeps, RunActivities } from './activities';
 export { connectTemporalClient } from './client/connection';

@@ -3,7 +3,7 @@ import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import type { SecretBox } from '@svc/signing';
-import { createActivities, workflowsPath } from '@svc/temporal';
+import { createActivities, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
 
 export interface WorkerDeps {
   config: Config;
@@ -27,11 +27,13 @@ export async function createWorker(deps: WorkerDeps, connection: NativeConnectio
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
+  const bundle = prebuiltWorkflowBundlePath();
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath,
+    // The build's bundle when there is one; otherwise bundle the sources now (slower start).
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath }),
     activities: createActivities({ prisma: deps.prisma, secretBox: deps.secretBox, dispatcher }),
   });
 }

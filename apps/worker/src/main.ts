@@ -1,11 +1,24 @@
 import { createLogger, loadConfig } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createSecretBox } from '@svc/signing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/worker';
 import { connectWorkerTemporal, createWorker } from './createWorker';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
   const config = loadConfig();
+  // The SDK's own logs go through pino too, so a worker writes one JSON log stream.
+  const sdkLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
+  });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
   if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set');
   const db = createDb(config.DATABASE_URL, {
