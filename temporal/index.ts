@@ -14,6 +14,7 @@ export type { ActivityDeps, RunActivities } from './activities';
 export { connectTemporalClient } from './client/connection';
 export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher } from './client/runLauncher';
+export * from './shared/eventTypes';
 export * from './shared/messages';
 export * from './shared/runTypes';
 export * from './shared/searchAttributes';

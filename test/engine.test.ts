@@ -186,6 +186,28 @@ describe('run engine', () => {
     expect(run.steps[1].status).toBe('skipped');
   });
 
+  it('records one run event per finished run, carrying the run with its steps and secrets removed', async () => {
+    const ok = await runToEnd({
+      name: 'Evt',
+      slug: 'evt',
+      steps: [{ key: 'a', type: 'transform', expression: "'token ' & secrets.TOKEN" }],
+    });
+    const bad = await runToEnd({ name: 'Evt2', slug: 'evt2', steps: [{ key: 'a', type: 'condition', expression: 'false' }] });
+    const events = await stack.db.prisma.event.findMany({
+      where: { workspaceId, dedupeKey: { in: [`${ok.id}:run.succeeded`, `${bad.id}:run.failed`] } },
+    });
+    expect(events.map((e) => e.type).sort()).toEqual(['run.failed', 'run.succeeded']);
+    const succeeded = events.find((e) => e.type === 'run.succeeded')!;
+    expect(succeeded.id).toMatch(/^evt_/);
+    expect(succeeded.data).toMatchObject({
+      id: ok.id,
+      status: 'succeeded',
+      output: 'token [REDACTED]',
+      steps: [expect.objectContaining({ key: 'a' })],
+    });
+    expect(JSON.stringify(succeeded.data)).not.toContain(TOKEN);
+  });
+
   it('marks the run in Temporal with search attributes operators can filter on', async () => {
     const run = await runToEnd({ name: 'Tagged', slug: 'tagged', steps: [{ key: 'a', type: 'transform', expression: '1' }] });
     const desc = await stack.temporal.workflow.getHandle(run.id).describe();

@@ -12,8 +12,8 @@ import type {
   ExecuteStepResult,
   FinishStepInput,
   RunError,
-  RunStatus,
   SkipStepsInput,
+  TerminalRunStatus,
 } from '../shared/runTypes';
 import { createRunStore } from './runStore';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
@@ -112,8 +112,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       await store.setStepsStatus(args.runId, args.stepKeys, args.status);
     },
 
-    async completeRun(args: CompleteRunInput): Promise<{ status: RunStatus }> {
-      let status: RunStatus = args.status;
+    async completeRun(args: CompleteRunInput): Promise<{ status: TerminalRunStatus }> {
+      let status: TerminalRunStatus = args.status;
       let error: RunError | null = args.error ?? null;
       let output: unknown = null;
       const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);

@@ -1,5 +1,5 @@
 import type { Db } from '@svc/db';
-import type { RunError, RunStatus, StepError, StepStatus } from '../shared/runTypes';
+import type { RunError, StepError, StepStatus, TerminalRunStatus } from '../shared/runTypes';
 
 /** Writes to the runs read model. Every write is idempotent so activity retries are harmless. */
 export function createRunStore(prisma: Db) {
@@ -37,7 +37,7 @@ export function createRunStore(prisma: Db) {
     },
 
     /** Sets the final state once; a retried call after success changes nothing. */
-    async completeRun(runId: string, status: RunStatus, output: unknown, error: RunError | null): Promise<RunStatus> {
+    async completeRun(runId: string, status: TerminalRunStatus, output: unknown, error: RunError | null): Promise<TerminalRunStatus> {
       await prisma.run.updateMany({
         where: { id: runId, status: { notIn: ['succeeded', 'failed', 'cancelled'] } },
         data: {
@@ -48,7 +48,8 @@ export function createRunStore(prisma: Db) {
         },
       });
       const row = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
-      return row.status as RunStatus;
+      // The first final status stands (e.g. a cancellation that won a race).
+      return row.status as TerminalRunStatus;
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ExpressionContext, StepDefinition, WorkflowDefinition } from '@svc/domain';
 
 export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
+export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
 export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
 
 export const SETTLED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'waiting_for_review'];
@@ -63,7 +64,7 @@ export interface SkipStepsInput {
 export interface CompleteRunInput {
   runId: string;
   workspaceId: string;
-  status: 'succeeded' | 'failed' | 'cancelled';
+  status: TerminalRunStatus;
   /** Run output expression; when absent the last executed step's output is used. */
   outputExpression?: string;
   lastOutput: unknown;

@@ -98,6 +98,9 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     steps,
     error: runError,
   });
+  // Recorded before the run counts as settled, so a caller woken by `wait` finds the event too.
+  const type = `run.${final.status}` as const;
+  await bookkeeping.publishEvent({ workspaceId, type, dedupeKey: `${runId}:${type}`, subject: { runId } });
   setStatus(final.status);
   return { status: final.status };
 

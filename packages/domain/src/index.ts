@@ -16,3 +16,4 @@ export * from './runs/launcher';
 export * from './runs/runView';
 export * from './runs/readRuns';
 export * from './runs/startRun';
+export * from './events/events';
