@@ -2,15 +2,20 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
-import { evaluateExpression, loadWorkspaceSecrets, redactSecrets } from '@svc/domain';
-import type { ExpressionContext } from '@svc/domain';
-import type { SecretBox } from '@svc/signing';
+import { evaluateExpression, loadWorkspaceSecrets, redactSecrets, reviewRequestMail } from '@svc/domain';
+import type { ExpressionContext, Mailer } from '@svc/domain';
+import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type {
   BeginStepResult,
   CompleteRunInput,
   ExecuteStepInput,
   ExecuteStepResult,
+  CancelRunInput,
   FinishStepInput,
+  OpenReviewInput,
+  OpenReviewResult,
+  ResolveReviewInput,
+  ReviewOutcome,
   RunError,
   SkipStepsInput,
   TerminalRunStatus,
@@ -24,6 +29,8 @@ export interface RunActivityDeps {
   secretBox: SecretBox;
   /** SSRF-guarded undici dispatcher for `http` steps. */
   dispatcher: Dispatcher;
+  /** Mails assignees a signed link to the review page when a run pauses. */
+  reviewNotices: { mailer: Mailer; links: ReviewLinkSigner; baseUrl: string };
 }
 
 /**
@@ -102,6 +109,66 @@ export function createRunActivities(deps: RunActivityDeps) {
         await store.finishStep(runId, step.key, 'failed', output ?? null, error);
         return { status: 'failed', error, ...(output !== undefined ? { output } : {}) };
       }
+    },
+
+    /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
+    async openReview(args: OpenReviewInput): Promise<OpenReviewResult> {
+      const { step } = args;
+      if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, 'StepFailedPermanently');
+      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      let data: unknown = null;
+      try {
+        if (await isSkipped(step.if, ctx)) {
+          await store.finishStep(args.runId, step.key, 'skipped', null, null);
+          return { skipped: true };
+        }
+        if (step.data) data = redact(await evaluateExpression(step.data, ctx));
+      } catch (err) {
+        throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
+      }
+      await store.openReview(args.runId, step.key, {
+        id: args.reviewId,
+        title: step.title,
+        instructions: step.instructions,
+        assignees: step.assignees,
+        data,
+        expiresAt: new Date(Date.now() + step.timeout_ms),
+      });
+      return { skipped: false };
+    },
+
+    /** One mail per assignee, each with a link of their own (the link says who decided). */
+    async notifyReviewers({ reviewId }: { reviewId: string }): Promise<{ sent: number }> {
+      const review = await deps.prisma.review.findUniqueOrThrow({
+        where: { id: reviewId },
+        include: { run: { include: { workflow: true } } },
+      });
+      if (review.status !== 'pending') return { sent: 0 };
+      const { mailer, links, baseUrl } = deps.reviewNotices;
+      for (const email of review.assignees) {
+        const token = links.sign({ reviewId, email, expiresAt: review.expiresAt.getTime() });
+        const url = `${baseUrl}/reviews/${reviewId}?token=${encodeURIComponent(token)}`;
+        await mailer.send({
+          to: [email],
+          ...reviewRequestMail({
+            title: review.title,
+            workflowName: review.run.workflow.name,
+            runId: review.runId,
+            url,
+            expiresAt: review.expiresAt,
+          }),
+        });
+      }
+      return { sent: review.assignees.length };
+    },
+
+    async resolveReview(args: ResolveReviewInput): Promise<ReviewOutcome> {
+      const decidedAt = await store.resolveReview(args.runId, args.reviewId, args);
+      return { decision: args.decision, decided_by: args.decidedBy, decided_at: decidedAt.toISOString(), comment: args.comment };
+    },
+
+    async cancelRun(args: CancelRunInput): Promise<void> {
+      await store.cancelRun(args.runId);
     },
 
     async finishStep(args: FinishStepInput): Promise<void> {

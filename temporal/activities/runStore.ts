@@ -36,6 +36,62 @@ export function createRunStore(prisma: Db) {
       await prisma.runStep.updateMany({ where: { runId, key: { in: stepKeys }, status: 'pending' }, data: { status } });
     },
 
+    /** Opens a review: the review row, the step and the run wait for a person. Idempotent by review id. */
+    async openReview(
+      runId: string,
+      stepKey: string,
+      review: { id: string; title: string; instructions: string; assignees: string[]; data: unknown; expiresAt: Date },
+    ): Promise<void> {
+      await prisma.$transaction([
+        prisma.review.upsert({
+          where: { id: review.id },
+          create: {
+            id: review.id,
+            runId,
+            stepKey,
+            title: review.title,
+            instructions: review.instructions,
+            assignees: review.assignees,
+            data: review.data === undefined || review.data === null ? undefined : json(review.data),
+            expiresAt: review.expiresAt,
+          },
+          update: {},
+        }),
+        prisma.$executeRaw`UPDATE run_steps SET status = 'waiting_for_review', attempts = GREATEST(attempts, 1),
+          started_at = COALESCE(started_at, now()) WHERE run_id = ${runId} AND key = ${stepKey}`,
+        prisma.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`,
+      ]);
+    },
+
+    /** Records the first decision (or the expiry) and puts the run back to running. */
+    async resolveReview(
+      runId: string,
+      reviewId: string,
+      d: { status: string; decision: string; decidedBy: string | null; comment: string | null },
+    ): Promise<Date> {
+      await prisma.$transaction([
+        prisma.review.updateMany({
+          where: { id: reviewId, status: 'pending' },
+          data: { status: d.status, decision: d.decision, decidedBy: d.decidedBy, comment: d.comment, decidedAt: new Date() },
+        }),
+        prisma.$executeRaw`UPDATE runs SET status = 'running' WHERE id = ${runId} AND status = 'waiting_for_review'`,
+      ]);
+      const row = await prisma.review.findUniqueOrThrow({ where: { id: reviewId }, select: { decidedAt: true } });
+      return row.decidedAt!;
+    },
+
+    /** Ends a queued or waiting run as cancelled: its pending review and unfinished steps too. */
+    async cancelRun(runId: string): Promise<void> {
+      await prisma.$transaction([
+        prisma.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } }),
+        prisma.$executeRaw`UPDATE run_steps SET status = 'cancelled',
+          finished_at = CASE WHEN started_at IS NOT NULL THEN now() ELSE NULL END
+          WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`,
+        prisma.$executeRaw`UPDATE runs SET status = 'cancelled', finished_at = COALESCE(finished_at, now())
+          WHERE id = ${runId} AND status IN ('queued', 'waiting_for_review', 'cancelled')`,
+      ]);
+    },
+
     /** Sets the final state once; a retried call after success changes nothing. */
     async completeRun(runId: string, status: TerminalRunStatus, output: unknown, error: RunError | null): Promise<TerminalRunStatus> {
       await prisma.run.updateMany({

@@ -9,3 +9,29 @@ export const runStatusQuery = defineQuery<RunStatus>('runStatus');
  * and returns the status. Used by `wait: true` so the gateway never polls the database.
  */
 export const waitForSettleUpdate = defineUpdate<RunStatus>('waitForSettle');
+
+/**
+ * Cancels a queued run or one waiting for review. The validator refuses any other status
+ * (failure type `run_not_cancellable`, details `[status]`), so accepting the update IS the
+ * decision; it completes once the run is recorded as cancelled.
+ */
+export const cancelRunUpdate = defineUpdate<RunStatus>('cancelRun');
+
+export interface DecideReviewInput {
+  /** When given, the decision applies only if this is the pending review. */
+  reviewId?: string;
+  decision: 'approved' | 'rejected';
+  comment?: string | null;
+  decidedBy?: string | null;
+}
+
+/**
+ * Decides the pending review. The first decision wins; the validator refuses later ones
+ * (`review_already_decided`) and runs without a pending review (`no_pending_review`).
+ * Completes once the decision is recorded.
+ */
+export const decideReviewUpdate = defineUpdate<{ reviewId: string }, [DecideReviewInput]>('decideReview');
+
+/** Failure types the validators use; the gateway maps them to problems. */
+export const RUN_CONTROL_FAILURES = ['run_not_cancellable', 'review_already_decided', 'no_pending_review'] as const;
+export type RunControlFailure = (typeof RUN_CONTROL_FAILURES)[number];

@@ -72,3 +72,32 @@ export interface CompleteRunInput {
   steps: StepsContext;
   error?: RunError;
 }
+
+export interface OpenReviewInput extends ExecuteStepInput {
+  reviewId: string;
+}
+
+export interface OpenReviewResult {
+  skipped: boolean;
+}
+
+export interface ResolveReviewInput {
+  runId: string;
+  reviewId: string;
+  status: 'approved' | 'rejected' | 'expired';
+  decision: 'approved' | 'rejected';
+  decidedBy: string | null;
+  comment: string | null;
+}
+
+/** The review step's output: the decision. */
+export interface ReviewOutcome {
+  decision: 'approved' | 'rejected';
+  decided_by: string | null;
+  decided_at: string;
+  comment: string | null;
+}
+
+export interface CancelRunInput {
+  runId: string;
+}

@@ -6,11 +6,13 @@ import {
   setHandler,
   sleep,
   upsertSearchAttributes,
+  uuid4,
 } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { StepDefinition } from '@svc/domain';
+import type { EventType, ReviewStep, StepDefinition } from '@svc/domain';
 import type { RunActivities } from '../activities';
-import { runStatusQuery, waitForSettleUpdate } from '../shared/messages';
+import { cancelRunUpdate, decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '../shared/messages';
+import type { DecideReviewInput, RunControlFailure } from '../shared/messages';
 import type { RunError, RunStatus, RunWorkflowInput, StepError, StepsContext } from '../shared/runTypes';
 import { SETTLED_STATUSES } from '../shared/runTypes';
 import { SA_RUN_STATUS } from '../shared/searchAttributes';
@@ -36,10 +38,30 @@ function stepActivityOptions(step: StepDefinition): ActivityOptions {
   };
 }
 
+// Mail is best effort with a bound: a broken mail server must not keep a run from settling.
+const notices = proxyActivities<RunActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 12 },
+});
+
+function refuse(type: RunControlFailure, message: string, status?: RunStatus): never {
+  throw ApplicationFailure.create({ type, message, nonRetryable: true, details: status ? [status] : [] });
+}
+
+type StepResult =
+  | { status: 'skipped' }
+  | { status: 'succeeded'; output: unknown; jumpTo?: string }
+  | { status: 'failed'; error: StepError; output?: unknown }
+  | { status: 'cancelled' };
+
 /** One Temporal workflow per run: interprets the pinned definition step by step. */
 export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
   const { runId, workspaceId, definition } = args;
   let status: RunStatus = 'queued';
+  let cancelRequested = false;
+  /** The review waiting for a person, if any; `decision` is set by the first accepted decision. */
+  let pending: { reviewId: string; decision?: DecideReviewInput } | undefined;
+  const decidedReviews = new Set<string>();
 
   setHandler(runStatusQuery, () => status);
   setHandler(waitForSettleUpdate, async () => {
@@ -47,22 +69,65 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     return status;
   });
 
+  // Validators run before an update is accepted and the handlers flip their flag before
+  // yielding, so a cancel and a decision racing each other are ordered here, once.
+  setHandler(
+    cancelRunUpdate,
+    async () => {
+      cancelRequested = true;
+      await condition(() => status === 'cancelled');
+      return status;
+    },
+    {
+      validator: () => {
+        if (cancelRequested || status === 'cancelled') return;
+        if (pending?.decision) refuse('run_not_cancellable', 'The review was already decided; the run goes on', 'running');
+        if (status !== 'queued' && status !== 'waiting_for_review')
+          refuse('run_not_cancellable', `A ${status} run cannot be cancelled`, status);
+      },
+    },
+  );
+
+  setHandler(
+    decideReviewUpdate,
+    async (input) => {
+      const reviewId = pending!.reviewId;
+      pending!.decision = input;
+      await condition(() => decidedReviews.has(reviewId));
+      return { reviewId };
+    },
+    {
+      validator: (input) => {
+        const forPending = pending && (!input.reviewId || input.reviewId === pending.reviewId);
+        if (forPending && !pending!.decision && !cancelRequested) return;
+        if (forPending && pending!.decision) refuse('review_already_decided', 'This review was already decided');
+        if (input.reviewId && decidedReviews.has(input.reviewId)) refuse('review_already_decided', 'This review was already decided');
+        refuse('no_pending_review', 'This run has no review waiting for a decision', status);
+      },
+    },
+  );
+
   const setStatus = (next: RunStatus) => {
     status = next;
     upsertSearchAttributes([{ key: SA_RUN_STATUS, value: next }]);
   };
+  const publish = (type: EventType, dedupeKey: string, subject: { runId: string } | { reviewId: string }) =>
+    bookkeeping.publishEvent({ workspaceId, type, dedupeKey, subject });
 
+  const steps: StepsContext = {};
+  const keys = definition.steps.map((s) => s.key);
+
+  if (cancelRequested) return finishCancelled();
   await bookkeeping.markRunRunning({ runId });
   setStatus('running');
 
-  const steps: StepsContext = {};
   let lastOutput: unknown = null;
   let runError: RunError | undefined;
-  const keys = definition.steps.map((s) => s.key);
 
   for (let i = 0; i < definition.steps.length && !runError; i++) {
     const step = definition.steps[i];
     const result = await executeStep(step);
+    if (result.status === 'cancelled') return finishCancelled();
     if (result.status === 'skipped') {
       steps[step.key] = { output: null, status: 'skipped' };
       continue;
@@ -100,17 +165,18 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   });
   // Recorded before the run counts as settled, so a caller woken by `wait` finds the event too.
   const type = `run.${final.status}` as const;
-  await bookkeeping.publishEvent({ workspaceId, type, dedupeKey: `${runId}:${type}`, subject: { runId } });
+  await publish(type, `${runId}:${type}`, { runId });
   setStatus(final.status);
   return { status: final.status };
 
-  async function executeStep(
-    step: StepDefinition,
-  ): Promise<
-    | { status: 'skipped' }
-    | { status: 'succeeded'; output: unknown; jumpTo?: string }
-    | { status: 'failed'; error: StepError; output?: unknown }
-  > {
+  async function finishCancelled(): Promise<{ status: RunStatus }> {
+    await bookkeeping.cancelRun({ runId });
+    await publish('run.cancelled', `${runId}:run.cancelled`, { runId });
+    setStatus('cancelled');
+    return { status: 'cancelled' };
+  }
+
+  async function executeStep(step: StepDefinition): Promise<StepResult> {
     const ctx = { runId, workspaceId, step, input: args.input, steps };
     try {
       switch (step.type) {
@@ -126,9 +192,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
           return { status: 'succeeded', output: null };
         }
         case 'review':
-          // The review step arrives with its own capability (issue 4); until then a
-          // definition using it fails here, loudly, instead of being silently skipped.
-          throw ApplicationFailure.nonRetryable('review steps are not available yet', 'StepFailedPermanently');
+          return await awaitReview(step, ctx);
       }
     } catch (err) {
       // The activity could not record its own failure (e.g. its worker died on the last
@@ -140,5 +204,45 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'failed', error });
       return { status: 'failed', error };
     }
+  }
+
+  /** Pauses the run for a person: approved, rejected, expired (durable timer) or cancelled. */
+  async function awaitReview(step: ReviewStep, ctx: Parameters<RunActivities['executeStep']>[0]): Promise<StepResult> {
+    const reviewId = `rev_${uuid4().replace(/-/g, '')}`;
+    const opened = await bookkeeping.openReview({ ...ctx, reviewId });
+    if (opened.skipped) return { status: 'skipped' };
+    pending = { reviewId };
+    await publish('run.waiting_for_review', `${reviewId}:run.waiting_for_review`, { runId });
+    setStatus('waiting_for_review');
+    // Runs beside the wait; a decision or cancellation does not wait for the mail.
+    notices.notifyReviewers({ reviewId }).catch(() => undefined);
+
+    const decidedInTime = await condition(() => pending!.decision !== undefined || cancelRequested, step.timeout_ms);
+    if (cancelRequested && !pending.decision) return { status: 'cancelled' };
+
+    const expired = !decidedInTime;
+    const decision = expired ? (step.on_timeout === 'approve' ? 'approved' : 'rejected') : pending.decision!.decision;
+    const outcome = await bookkeeping.resolveReview({
+      runId,
+      reviewId,
+      status: expired ? 'expired' : decision,
+      decision,
+      decidedBy: expired ? null : (pending.decision!.decidedBy ?? null),
+      comment: expired ? null : (pending.decision!.comment ?? null),
+    });
+    decidedReviews.add(reviewId);
+    pending = undefined;
+    await publish('review.decided', `${reviewId}:review.decided`, { reviewId });
+    setStatus('running');
+
+    if (decision === 'approved' || step.on_reject === 'continue') {
+      await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: outcome });
+      return { status: 'succeeded', output: outcome };
+    }
+    const error: StepError = expired
+      ? { code: 'review_expired', message: `The review "${step.title}" expired without a decision` }
+      : { code: 'review_rejected', message: `The review "${step.title}" was rejected` };
+    await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'failed', output: outcome, error });
+    return { status: 'failed', error, output: outcome };
   }
 }

@@ -5,11 +5,15 @@ import type { DbHandle } from '@svc/db';
 import { readStackFile } from '@svc/devstack';
 import { createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
+import { connectTemporalClient } from '@svc/temporal';
+import type { Client } from '@temporalio/client';
 
 export interface CliContext {
   config: Config;
   db: DbHandle;
   box(): SecretBox;
+  /** A Temporal client, connected on first use (only commands that message runs need it). */
+  temporal(): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -34,6 +38,7 @@ export function openContext(env: NodeJS.ProcessEnv = process.env): CliContext {
   }
   const logger = createLogger({ name: 'svc', level: 'warn' });
   const db = createDb(config.DATABASE_URL, { max: 2, onError: (err) => logger.warn({ err: err.message }, 'database error') });
+  let temporal: Promise<Awaited<ReturnType<typeof connectTemporalClient>>> | undefined;
   return {
     config,
     db,
@@ -41,6 +46,14 @@ export function openContext(env: NodeJS.ProcessEnv = process.env): CliContext {
       if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set (and no stack.json provides one)');
       return createSecretBox(config.SVC_ENCRYPTION_KEY);
     },
-    close: () => db.close(),
+    async temporal() {
+      if (!config.TEMPORAL_ADDRESS) throw new Error('No Temporal: set TEMPORAL_ADDRESS, or start the local stack with `npm start` first');
+      temporal ??= connectTemporalClient(config);
+      return (await temporal).client;
+    },
+    async close() {
+      if (temporal) await (await temporal).connection.close();
+      await db.close();
+    },
   };
 }

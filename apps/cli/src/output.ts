@@ -30,6 +30,6 @@ export function formatError(err: unknown, opts: OutputOptions): string {
     const details = (err.errors ?? []).map((e) => `  ${e.path || '(document)'}: ${e.message}`);
     return [`error: ${err.message} (${err.code})`, ...details].join('\n');
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? [err.message, (err.cause as Error | undefined)?.message].filter(Boolean).join(': ') : String(err);
   return opts.json ? JSON.stringify({ error: { code: 'error', message } }) : `error: ${message}`;
 }

@@ -78,14 +78,21 @@ export class AppError extends Error {
   readonly errors?: FieldError[];
   /** Extra headers the answer must carry (e.g. Retry-After, WWW-Authenticate). */
   readonly headers?: Record<string, string>;
+  /** RFC 9457 extension members, e.g. `run_status` on run_not_cancellable. */
+  readonly extensions?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, detail?: string, opts: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  ) {
     super(detail ?? TITLES[code]);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = opts.errors;
     this.headers = opts.headers;
+    this.extensions = opts.extensions;
   }
 
   get title(): string {
@@ -97,8 +104,4 @@ export const ERROR_TYPE_BASE = 'https://svc.dev/problems/';
 
 export function errorTypeUri(code: ErrorCode): string {
   return ERROR_TYPE_BASE + code.replace(/_/g, '-');
-}
-
-export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
 }

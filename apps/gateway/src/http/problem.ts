@@ -16,6 +16,7 @@ export function sendProblem(res: Response, err: AppError): void {
         detail: err.message,
         code: err.code,
         request_id: requestId,
+        ...err.extensions,
         ...(err.errors ? { errors: err.errors } : {}),
       }),
     );

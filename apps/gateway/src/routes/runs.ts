@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Response } from 'express';
-import { ListRunsQuery, StartRunBody } from '@svc/contract';
-import { getRun, listRuns, startRun } from '@svc/domain';
+import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
+import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
@@ -55,6 +55,32 @@ export function runRoutes(deps: GatewayDeps): Router {
 
   r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
     res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+  });
+
+  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {
+    res.json(
+      await cancelRun(
+        { prisma: deps.prisma, control: deps.control },
+        { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) },
+      ),
+    );
+  });
+
+  r.post('/runs/:run_id/review', scope('reviews:write'), ...jsonBody(), async (req, res) => {
+    const body = parseBody(DecideReviewBody, req.body);
+    const principal = principalOf(res);
+    const runId = String(req.params.run_id);
+    await decideReview(
+      { prisma: deps.prisma, control: deps.control },
+      {
+        workspaceId: principal.workspaceId,
+        runId,
+        decision: normalizeDecision(body.decision),
+        comment: body.comment ?? null,
+        decidedBy: body.decided_by ?? principal.keyId,
+      },
+    );
+    res.json(await getRun(deps.prisma, { workspaceId: principal.workspaceId, runId }));
   });
 
   return r;

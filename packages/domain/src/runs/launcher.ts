@@ -19,3 +19,20 @@ export interface RunLauncher {
    */
   waitForSettle(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
+
+export interface ReviewDecision {
+  reviewId?: string;
+  decision: 'approved' | 'rejected';
+  comment?: string | null;
+  decidedBy?: string | null;
+}
+
+/**
+ * Messages to a run's workflow. Each answers `closed` when the workflow has already
+ * finished (the caller then reads the final state), or throws the AppError the workflow's
+ * validator decided on.
+ */
+export interface RunControl {
+  cancel(runId: string): Promise<'cancelled' | 'closed'>;
+  decide(runId: string, decision: ReviewDecision): Promise<'decided' | 'closed'>;
+}

@@ -6,8 +6,6 @@ import { findWorkflow } from '../workflows/workflows';
 import { toRunView } from './runView';
 import type { RunView } from './runView';
 
-export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
-
 /** A run of this workspace with steps and review; a foreign id is 404 exactly like a missing one. */
 export async function getRun(db: Db, args: { workspaceId: string; runId: string }): Promise<RunView> {
   const row = await db.run.findFirst({

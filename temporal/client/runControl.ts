@@ -1,0 +1,49 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { AppError } from '@svc/domain';
+import type { ReviewDecision, RunControl } from '@svc/domain';
+import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
+import type { RunControlFailure } from '../shared/messages';
+
+/** Turns a validator's refusal into the API's problem; anything else is re-thrown. */
+function toAppError(err: unknown): never {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && (RUN_CONTROL_FAILURES as readonly string[]).includes(cause.type ?? '')) {
+    const code = cause.type as RunControlFailure;
+    const runStatus = cause.details?.[0] as string | undefined;
+    throw new AppError(code, cause.message, runStatus && code === 'run_not_cancellable' ? { extensions: { run_status: runStatus } } : {});
+  }
+  throw err;
+}
+
+function isClosed(err: unknown): boolean {
+  // An update cannot reach a workflow that has finished.
+  return (
+    err instanceof WorkflowNotFoundError ||
+    /already completed|workflow execution.*(completed|closed)/i.test(String((err as Error)?.message))
+  );
+}
+
+export function createRunControl(client: Client): RunControl {
+  return {
+    async cancel(runId) {
+      try {
+        await client.workflow.getHandle(runId).executeUpdate(cancelRunUpdate);
+        return 'cancelled';
+      } catch (err) {
+        if (isClosed(err)) return 'closed';
+        return toAppError(err);
+      }
+    },
+    async decide(runId, decision: ReviewDecision) {
+      try {
+        await client.workflow.getHandle(runId).executeUpdate(decideReviewUpdate, { args: [decision] });
+        return 'decided';
+      } catch (err) {
+        if (isClosed(err)) return 'closed';
+        return toAppError(err);
+      }
+    },
+  };
+}
