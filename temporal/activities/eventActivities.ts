@@ -1,14 +1,24 @@
+import { log } from '@temporalio/activity';
 import type { Db } from '@svc/db';
-import { getRun, recordEvent, toReviewView } from '@svc/domain';
+import { getRun, recordEventAndDeliveries, toReviewView } from '@svc/domain';
 import type { PublishEventInput } from '../shared/eventTypes';
+import type { DeliveryStarter } from '../client/deliveryStarter';
 
 export interface EventActivityDeps {
   prisma: Db;
+  webhooks: { starter: DeliveryStarter };
 }
 
 /**
+ * How long the outbox relay leaves a delivery to the publisher that created it before
+ * starting its workflow itself (only happens when that start was interrupted).
+ */
+export const PUBLISHER_DISPATCH_GRACE_MS = 30_000;
+
+/**
  * Records events with their payload as the API shows it (secrets already removed in the
- * read model). One event per dedupe key, whatever the retries.
+ * read model), fans them out to the subscribed endpoints and starts the delivery workflows.
+ * One event per dedupe key and one delivery per (event, endpoint), whatever the retries.
  */
 export function createEventActivities(deps: EventActivityDeps) {
   async function payloadOf(input: PublishEventInput): Promise<unknown> {
@@ -19,12 +29,21 @@ export function createEventActivities(deps: EventActivityDeps) {
 
   return {
     async publishEvent(input: PublishEventInput): Promise<{ eventId: string }> {
-      const { event } = await recordEvent(deps.prisma, {
-        workspaceId: input.workspaceId,
-        type: input.type,
-        dedupeKey: input.dedupeKey,
-        data: await payloadOf(input),
-      });
+      // Event and deliveries in one transaction (the outbox): a crash after it loses nothing.
+      const { event, deliveries } = await recordEventAndDeliveries(
+        deps.prisma,
+        { workspaceId: input.workspaceId, type: input.type, dedupeKey: input.dedupeKey, data: await payloadOf(input) },
+        { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS },
+      );
+      // Start the workflows now; one that cannot be started (Temporal busy) is left to the
+      // relay, so the run never waits on a subscriber.
+      await Promise.all(
+        deliveries.map((d) =>
+          deps.webhooks.starter.start(d).catch((err: Error) => {
+            log.warn('delivery workflow not started; the relay will start it', { deliveryId: d.id, err: err.message });
+          }),
+        ),
+      );
       return { eventId: event.id };
     },
   };

@@ -1,15 +1,10 @@
+import { WEBHOOK_EVENT_TYPES } from '@svc/contract';
 import type { Db } from '@svc/db';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
 
-export const EVENT_TYPES = [
-  'run.succeeded',
-  'run.failed',
-  'run.cancelled',
-  'run.waiting_for_review',
-  'review.decided',
-  'workflow.updated',
-] as const;
+/** Event kinds (API.md §7), defined once in the contract. */
+export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,0 +1,5 @@
+export * from './urlRules';
+export * from './endpoints';
+export * from './deliveries';
+export * from './fanOut';
+export * from './attempts';

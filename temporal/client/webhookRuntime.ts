@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { Client } from '@temporalio/client';
+import type { Config, Logger } from '@svc/config';
+import type { Db } from '@svc/db';
+import { createAddressPolicy, createGuardedDispatcher, createMailer } from '@svc/domain';
+import type { WebhookRuntime } from '../activities/deliveryActivities';
+import { createDeliveryStarter } from './deliveryStarter';
+
+type WebhookConfig = Pick<
+  Config,
+  | 'OUTBOUND_ALLOW_CIDRS'
+  | 'OUTBOUND_CA_FILE'
+  | 'WEBHOOK_RETRY_SCHEDULE'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_RETRY_AFTER_MAX_MS'
+  | 'SMTP_URL'
+  | 'MAIL_FROM'
+  | 'BASE_URL'
+>;
+
+/** Node's default roots plus the operator's CA file (a private CA, or a test's self-signed receiver). */
+export function outboundCa(caFile: string | undefined): string[] | undefined {
+  if (!caFile) return undefined;
+  return [...rootCertificates, readFileSync(caFile, 'utf8')];
+}
+
+/** config → what webhook delivery needs in a worker: guarded dispatcher, mailer, workflow starter. */
+export function createWebhookRuntime(deps: {
+  config: WebhookConfig;
+  prisma: Db;
+  client: Client;
+  taskQueue: string;
+  logger: Pick<Logger, 'info' | 'warn'>;
+}): WebhookRuntime {
+  const { config } = deps;
+  const ca = outboundCa(config.OUTBOUND_CA_FILE);
+  return {
+    dispatcher: createGuardedDispatcher({
+      policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
+      connectTimeoutMs: Math.min(10_000, config.WEBHOOK_TIMEOUT_MS),
+      ...(ca ? { tls: { ca } } : {}),
+    }),
+    mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger: deps.logger, db: deps.prisma }),
+    starter: createDeliveryStarter({
+      client: deps.client,
+      prisma: deps.prisma,
+      taskQueue: deps.taskQueue,
+      scheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    }),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
+    baseUrl: config.BASE_URL,
+  };
+}

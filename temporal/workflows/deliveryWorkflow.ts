@@ -1,0 +1,83 @@
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { DeliveryActivities } from '../activities/deliveryActivities';
+import type { AttemptOutcome, DeliveryWorkflowInput, DeliveryWorkflowResult } from '../shared/deliveryTypes';
+
+// Writes to the delivery log: short, idempotent, retried until the database is back.
+const bookkeeping = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+// Mail to administrators: retried for a while (SMTP outages), then given up on.
+const mail = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 12 },
+});
+
+/** ±10 %: spreads the retries of many deliveries that failed together. Math.random is deterministic here. */
+function jitter(ms: number): number {
+  return Math.max(0, Math.round(ms * (0.9 + Math.random() * 0.2)));
+}
+
+/**
+ * One (event, endpoint) delivery generation: attempt, then sleep on the jittered schedule and
+ * attempt again, for about 24 h (WEBHOOK_RETRY_SCHEDULE), until a 2xx. Each attempt is an
+ * activity without Temporal retries (the schedule is this loop's); every attempt, including one
+ * whose worker died, is written to the delivery log, which also decides what follows.
+ */
+export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryWorkflowResult> {
+  const { deliveryId, generation, scheduleMs } = input;
+  const { attemptDelivery } = proxyActivities<DeliveryActivities>({
+    startToCloseTimeout: input.attemptTimeoutMs + 15_000,
+    retry: { maximumAttempts: 1 },
+  });
+  const windowMs = scheduleMs.reduce((a, b) => a + b, 0);
+  const workflowId = workflowInfo().workflowId;
+
+  for (let i = 0; i <= scheduleMs.length; i++) {
+    const plannedDelayMs = i < scheduleMs.length ? jitter(scheduleMs[i]) : null;
+    const startedAt = Date.now();
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await attemptDelivery({ deliveryId, generation });
+    } catch {
+      // The attempt's worker died or the activity timed out: whether the receiver got it is
+      // unknown. It counts as a failed attempt (receivers dedupe on the event id anyway).
+      outcome = {
+        kind: 'attempted',
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: Date.now() - startedAt,
+        responseStatus: 0,
+        responseBodyExcerpt: '',
+        error: 'internal',
+        retryAfterMs: null,
+      };
+    }
+    if (outcome.kind === 'skip') {
+      if (outcome.reason === 'endpoint_disabled') await bookkeeping.stopDelivery({ deliveryId, generation });
+      return { status: outcome.reason === 'superseded' ? 'superseded' : 'stopped', reason: outcome.reason };
+    }
+    const decision = await bookkeeping.recordDeliveryAttempt({
+      deliveryId,
+      generation,
+      attemptKey: `${workflowId}:${i}`,
+      outcome,
+      plannedDelayMs,
+      windowMs,
+    });
+    if (decision.next === 'retry') {
+      await sleep(Math.max(1, decision.delayMs));
+      continue;
+    }
+    if (decision.endpointDisabled && decision.endpointId) {
+      try {
+        await mail.notifyEndpointDisabled({ endpointId: decision.endpointId });
+      } catch {
+        // Mail could not be sent for hours: the endpoint stays disabled with its reason (the
+        // API shows it); the delivery's own outcome is already recorded.
+      }
+    }
+    return { status: decision.status };
+  }
+  return { status: 'failed' };
+}
