@@ -29,6 +29,12 @@ export interface StartRunArgs {
   trigger: 'api' | 'webhook';
   /** Idempotency scope: the workflow id for API starts, the trigger id for inbound webhooks. */
   idempotencyScope?: string;
+  /**
+   * What a repeated key must match: `body` (API starts: same key + different body → 422
+   * idempotency_key_reused) or `key` (inbound triggers, API.md §6.7: the key alone decides,
+   * a key seen within 24 h replays the original run whatever the body). Default `body`.
+   */
+  idempotency?: 'body' | 'key';
   wait?: { timeoutMs: number; signal?: AbortSignal };
 }
 
@@ -74,7 +80,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
         const prior = await tx.idempotencyKey.findUniqueOrThrow({
           where: { workspaceId_scope_key: { workspaceId: args.workspaceId, scope, key: args.idempotencyKey } },
         });
-        if (prior.fingerprint !== fingerprint) {
+        if (args.idempotency !== 'key' && prior.fingerprint !== fingerprint) {
           throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
         }
         return { runId: prior.runId, created: false };

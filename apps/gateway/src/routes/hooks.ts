@@ -1,0 +1,72 @@
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import { AppError, createCidrMatcher, fireTrigger, resolveClientIp, TRIGGER_BODY_LIMIT } from '@svc/domain';
+import { createSecretBox } from '@svc/signing';
+import { HookAccepted } from '@svc/contract';
+import type { GatewayDeps } from '../deps';
+import { parseIdempotencyKey } from '../http/idempotencyKey';
+import { readBodyLimited } from '../hooks/readBody';
+
+function trustedProxyMatcher(cidrs: readonly string[]): (ip: string) => boolean {
+  try {
+    return createCidrMatcher(cidrs);
+  } catch (err) {
+    throw new Error(`Invalid TRUSTED_PROXY_CIDRS: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * `POST /hooks/{trigger_id}` (API.md §6): the fixed inbound trigger URL of a workflow.
+ * No API key: the trigger's own secret and/or signature authenticate the caller. Mounted
+ * at `/hooks` outside `/api/v1`, behind the browser refusal only.
+ *
+ * Order: 413 (size) → 404 (unknown trigger) → 403 ip_not_allowed → 403
+ * required_header_missing → 401 invalid_trigger_secret → 401 invalid_trigger_signature →
+ * 415/400 (body) → 400 (Idempotency-Key) → 403 plan_does_not_allow_runs → 422 (input
+ * schema) → 200 replay / 202 new run. Every refusal happens before any run exists.
+ * Secrets, signatures and header values are never logged.
+ */
+export function hookRoutes(deps: GatewayDeps): Router {
+  const r = Router();
+  const isTrustedProxy = trustedProxyMatcher(deps.config.TRUSTED_PROXY_CIDRS ?? []);
+  const box = deps.config.SVC_ENCRYPTION_KEY ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY) : undefined;
+
+  r.post('/:trigger_id', async (req, res) => {
+    const rawBody = await readBodyLimited(req, TRIGGER_BODY_LIMIT);
+    if (!box) {
+      deps.logger.error({ requestId: res.locals.requestId }, 'SVC_ENCRYPTION_KEY is not set: inbound triggers cannot be verified');
+      throw new AppError('unavailable', 'Inbound triggers are not available; try again later');
+    }
+    const ip = resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], isTrustedProxy);
+    try {
+      const { run, replayed } = await fireTrigger(
+        { prisma: deps.prisma, launcher: deps.launcher, box },
+        {
+          triggerId: String(req.params.trigger_id),
+          ip,
+          headers: req.headers,
+          rawBody,
+          readIdempotencyKey: () => parseIdempotencyKey(req.header('idempotency-key')),
+        },
+      );
+      deps.logger.info(
+        { requestId: res.locals.requestId, workflowId: run.workflow_id, runId: run.id, replayed },
+        replayed ? 'trigger replayed' : 'trigger started a run',
+      );
+      const answer = HookAccepted.parse({ run_id: run.id, status: run.status });
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(replayed ? 200 : 202).json(answer);
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) {
+        deps.logger.info({ requestId: res.locals.requestId, code: err.code, ip }, 'trigger refused');
+      }
+      throw err;
+    }
+  });
+
+  const onlyPost: RequestHandler = (_req, _res, next) => {
+    next(new AppError('method_not_allowed', 'A trigger accepts POST only', { headers: { Allow: 'POST' } }));
+  };
+  r.all('/:trigger_id', onlyPost);
+  return r;
+}

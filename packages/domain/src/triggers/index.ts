@@ -1,0 +1,27 @@
+export {
+  SIGNATURE_PREFIX,
+  TRIGGER_BODY_LIMIT,
+  TRIGGER_SECRET_HEADER,
+  TRIGGER_SIGNATURE_HEADER,
+  canonicalIp,
+  computeTriggerSignature,
+  declaredLengthExceeds,
+  ipAllowed,
+  missingRequiredHeader,
+  parseTriggerBody,
+  resolveClientIp,
+  secretMatches,
+  signatureMatches,
+  verifyTriggerRequest,
+  type HeaderBag,
+  type TriggerCredentials,
+  type TriggerRequest,
+} from './checks';
+export {
+  fireTrigger,
+  loadTrigger,
+  type FireTriggerArgs,
+  type FireTriggerDeps,
+  type FireTriggerResult,
+  type LoadedTrigger,
+} from './triggers';
