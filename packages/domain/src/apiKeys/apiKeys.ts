@@ -3,6 +3,8 @@ import { randomToken, sha256Hex } from '@svc/signing';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
+import { workspaceLimits } from '../workspaces/limits';
+import type { WorkspaceLimits } from '../workspaces/limits';
 import { isScope, SCOPES } from './scopes';
 import type { Scope } from './scopes';
 
@@ -88,6 +90,8 @@ export interface Principal {
   keyId: string;
   workspaceId: string;
   scopes: Scope[];
+  /** The workspace's effective plan figures, read with the key, so a plan change holds on the next request. */
+  limits: WorkspaceLimits;
 }
 
 /**
@@ -97,11 +101,14 @@ export interface Principal {
  */
 export async function authenticateApiKey(db: Db, presented: string): Promise<Principal> {
   if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
-  const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(presented) } });
+  const row = await db.apiKey.findUnique({
+    where: { keyHash: hashApiKey(presented) },
+    include: { workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } } },
+  });
   if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
   if (row.revokedAt) throw new AppError('api_key_revoked', 'The API key has been revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new AppError('api_key_expired', 'The API key has expired');
-  return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes.filter(isScope) };
+  return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes.filter(isScope), limits: workspaceLimits(row.workspace) };
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -1,0 +1,109 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { AppError } from '@svc/domain';
+import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
+import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
+import { principalOf } from './authenticate';
+
+/**
+ * Rate limits of API.md §8 on the /api/v1 router. Every answer carries RateLimit-Policy and
+ * RateLimit; a refused request is answered 429 `rate_limited` with Retry-After before it reaches
+ * any route, so it has no side effect (and is not counted).
+ *
+ *   api.use(addressGate)              an address over its unauthenticated budget: 429, no key lookup
+ *   api.use(refuseBrowsers)
+ *   api.get('/openapi.json', countAddress, …)
+ *   api.use(authenticate(…))
+ *   api.use(countRefused)             a request refused so far (401, browser) counts against its address
+ *   api.use(perKey)                   per key, and per workspace across its keys
+ */
+export interface RateLimitMiddleware {
+  addressGate: RequestHandler;
+  countAddress: RequestHandler;
+  countRefused: ErrorRequestHandler;
+  perKey: RequestHandler;
+}
+
+/** The peer address of the connection (IPv4-mapped IPv6 written as IPv4). */
+export function clientAddress(req: Request): string {
+  const a = req.socket.remoteAddress ?? 'unknown';
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+const DETAIL: Record<string, (q: number, t: number) => string> = {
+  key: (q, t) => `This API key is limited to ${q} requests per minute; retry in ${t} s`,
+  workspace: (q, t) => `This workspace's API keys are limited to ${q} requests per minute together; retry in ${t} s`,
+  ip: (q, t) => `Too many unauthenticated requests from this address (${q} per minute); retry in ${t} s`,
+};
+
+function apply(res: Response, decision: RateDecision): void {
+  const headers = rateLimitHeaders(decision.policies, decision.current, !decision.allowed);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  if (!decision.allowed) {
+    const { policy } = decision.current;
+    throw new AppError('rate_limited', DETAIL[policy.name](policy.quota, resetSeconds(decision.current) || 1), { headers });
+  }
+}
+
+function storeUnavailable(): AppError {
+  return new AppError('unavailable', 'Rate limits could not be checked; retry the request', { headers: { 'Retry-After': '1' } });
+}
+
+/** Per key and workspace: without the store the request is not let through (the key lookup needs the same database). */
+async function decide<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch {
+    throw storeUnavailable();
+  }
+}
+
+/** Per address: without the store the request goes on uncounted (the OpenAPI document needs no database). */
+async function orNull<T>(p: Promise<T | null>): Promise<T | null> {
+  return p.catch(() => null);
+}
+
+/** Refusals that come before a key is known, and so count against the client address. */
+function isUnauthenticatedRefusal(err: unknown): boolean {
+  return err instanceof AppError && (err.status === 401 || err.code === 'browser_requests_not_allowed');
+}
+
+export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
+  return {
+    async addressGate(req, res, next) {
+      const decision = await orNull(limiter.checkAddress(clientAddress(req)));
+      if (decision && !decision.allowed) apply(res, decision);
+      next();
+    },
+
+    async countAddress(req, res, next) {
+      const decision = await orNull(limiter.takeForAddress(clientAddress(req)));
+      if (decision) apply(res, decision);
+      next();
+    },
+
+    countRefused(err, req, res, next) {
+      if (!isUnauthenticatedRefusal(err)) {
+        next(err);
+        return;
+      }
+      limiter.takeForAddress(clientAddress(req)).then(
+        (decision) => {
+          try {
+            if (decision) apply(res, decision);
+            next(err);
+          } catch (refused) {
+            next(refused);
+          }
+        },
+        // The refusal itself stands; only its count is lost.
+        () => next(err),
+      );
+    },
+
+    async perKey(_req, res, next) {
+      const { keyId, workspaceId, limits } = principalOf(res);
+      apply(res, await decide(limiter.takeForKey({ keyId, workspaceId, limits })));
+      next();
+    },
+  };
+}

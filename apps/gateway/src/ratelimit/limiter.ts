@@ -1,0 +1,172 @@
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { DbHandle } from '@svc/db';
+import { RATE_WINDOW_SECONDS } from '@svc/domain';
+import type { WorkspaceLimits } from '@svc/domain';
+import { mostConstraining } from './headers';
+import type { Policy, PolicyState } from './headers';
+
+/** The table of prisma/migrations/20261122070000_rate_limits, shared by every gateway instance. */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+type Pool = DbHandle['pool'];
+
+/** The outcome of one request against its policies. */
+export interface RateDecision {
+  allowed: boolean;
+  /** Every policy that applies to the request (for RateLimit-Policy). */
+  policies: Policy[];
+  /** The policy to report in RateLimit: the one that refused, or the most constraining. */
+  current: PolicyState;
+}
+
+export interface RateLimiter {
+  /** Counts an authenticated request against its key and its workspace. */
+  takeForKey(args: { keyId: string; workspaceId: string; limits: WorkspaceLimits }): Promise<RateDecision>;
+  /** Whether the address has already spent its unauthenticated budget (counts nothing); null when off. */
+  checkAddress(address: string): Promise<RateDecision | null>;
+  /** Counts an unauthenticated request against its client address; null when off. */
+  takeForAddress(address: string): Promise<RateDecision | null>;
+  close(): void;
+}
+
+export interface RateLimiterOptions {
+  /** The pg pool behind Prisma (`db.pool`). */
+  pool: Pool;
+  /** Unauthenticated requests per client address per minute; 0 turns that limit off. */
+  unauthenticatedPerMin: number;
+  /** How often rows of windows that ended over an hour ago are deleted (ms); 0 never. */
+  cleanupEveryMs?: number;
+}
+
+interface Take {
+  allowed: boolean;
+  state: PolicyState;
+  /** Gives the point back: a refused request must not count (and one a later check refused, neither). */
+  refund(): Promise<void>;
+}
+
+/** A refund this close to the end of a window could land in the next one, where it would grant a request. */
+const REFUND_GUARD_MS = 1_000;
+
+/**
+ * One counter dimension (key, workspace or address) in the shared table. rate-limiter-flexible
+ * stores only the count and the window's end per key; the quota is compared in this process,
+ * so one limiter object exists per quota value: a plan change therefore applies to the very next
+ * request, on the same stored count.
+ */
+class Dimension {
+  private readonly limiters = new Map<number, RateLimiterPostgres>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly prefix: string,
+  ) {}
+
+  private limiter(points: number): RateLimiterPostgres {
+    let l = this.limiters.get(points);
+    if (!l) {
+      if (this.limiters.size >= 1_000) this.limiters.clear();
+      l = new RateLimiterPostgres({
+        storeClient: this.pool,
+        storeType: 'pool',
+        tableName: RATE_LIMIT_TABLE,
+        tableCreated: true,
+        clearExpiredByTimeout: false,
+        keyPrefix: this.prefix,
+        points,
+        duration: RATE_WINDOW_SECONDS,
+      });
+      this.limiters.set(points, l);
+    }
+    return l;
+  }
+
+  async take(id: string, policy: Policy): Promise<Take> {
+    const limiter = this.limiter(policy.quota);
+    let res: RateLimiterRes;
+    let allowed = true;
+    try {
+      res = await limiter.consume(id, 1);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      res = err;
+      allowed = false;
+    }
+    const msBeforeReset = res.msBeforeNext;
+    return {
+      allowed,
+      state: { policy, remaining: allowed ? res.remainingPoints : 0, msBeforeReset },
+      refund: async () => {
+        if (msBeforeReset > REFUND_GUARD_MS) await limiter.reward(id, 1);
+      },
+    };
+  }
+
+  async peek(id: string, policy: Policy): Promise<{ allowed: boolean; state: PolicyState }> {
+    const res = await this.limiter(policy.quota).get(id);
+    if (!res) return { allowed: true, state: { policy, remaining: policy.quota, msBeforeReset: policy.windowSeconds * 1000 } };
+    const allowed = res.consumedPoints < policy.quota;
+    return { allowed, state: { policy, remaining: allowed ? res.remainingPoints : 0, msBeforeReset: res.msBeforeNext } };
+  }
+}
+
+/**
+ * Rate limits counted in PostgreSQL through rate-limiter-flexible, so every gateway instance
+ * on the same database shares them (fixed one-minute windows, atomic `INSERT … ON CONFLICT`).
+ * A refused request is given back, so it never counts against the key, the workspace or the
+ * address: only requests that reach a route are counted.
+ */
+export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  const keys = new Dimension(opts.pool, 'key');
+  const workspaces = new Dimension(opts.pool, 'ws');
+  const addresses = new Dimension(opts.pool, 'ip');
+  const w = RATE_WINDOW_SECONDS;
+  const addressPolicy: Policy | null =
+    opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
+
+  const cleanupEveryMs = opts.cleanupEveryMs ?? 5 * 60_000;
+  const timer =
+    cleanupEveryMs > 0
+      ? setInterval(() => {
+          opts.pool.query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 3_600_000]).catch(() => undefined);
+        }, cleanupEveryMs)
+      : undefined;
+  timer?.unref();
+
+  return {
+    async takeForKey({ keyId, workspaceId, limits }) {
+      const keyPolicy: Policy = { name: 'key', quota: limits.keyPerMin, windowSeconds: w };
+      const wsPolicy: Policy = { name: 'workspace', quota: limits.workspacePerMin, windowSeconds: w };
+      const policies = [keyPolicy, wsPolicy];
+      // The key first: a key over its own figure never touches the workspace's count.
+      const key = await keys.take(keyId, keyPolicy);
+      if (!key.allowed) {
+        await key.refund();
+        return { allowed: false, policies, current: key.state };
+      }
+      const ws = await workspaces.take(workspaceId, wsPolicy);
+      if (!ws.allowed) {
+        await Promise.all([ws.refund(), key.refund()]);
+        return { allowed: false, policies, current: ws.state };
+      }
+      return { allowed: true, policies, current: mostConstraining([key.state, ws.state]) };
+    },
+
+    async checkAddress(address) {
+      if (!addressPolicy) return null;
+      const { allowed, state } = await addresses.peek(address, addressPolicy);
+      return { allowed, policies: [addressPolicy], current: state };
+    },
+
+    async takeForAddress(address) {
+      if (!addressPolicy) return null;
+      const t = await addresses.take(address, addressPolicy);
+      if (!t.allowed) await t.refund();
+      return { allowed: t.allowed, policies: [addressPolicy], current: t.state };
+    },
+
+    close() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,350 @@
+import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { createApiKey, SCOPES, setWorkspacePlan } from '@svc/domain';
+import { greet, waitFor } from './helpers/fixtures';
+import type { HttpAnswer } from './helpers/http';
+import { ROOT, spawnApp } from './helpers/processes';
+import type { Spawned } from './helpers/processes';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await Promise.all([...agents.values()].map((a) => a.close()));
+  await stack.stop();
+});
+
+// ---- helpers -------------------------------------------------------------------------------
+
+/**
+ * Requests from a chosen loopback source address (all of 127.0.0.0/8 is local on Linux), so
+ * the per-address limit of one test never touches the 127.0.0.1 every other test file uses.
+ */
+const agents = new Map<string, Agent>();
+function randomLoopback(): string {
+  return `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+}
+async function send(
+  base: string,
+  method: string,
+  p: string,
+  opts: { key?: string; body?: unknown; from?: string; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  let dispatcher: Agent | undefined;
+  if (opts.from) {
+    dispatcher = agents.get(opts.from);
+    if (!dispatcher) agents.set(opts.from, (dispatcher = new Agent({ localAddress: opts.from })));
+  }
+  const res = await request(base + p, { method: method as 'GET', headers, body, dispatcher });
+  const text = await res.body.text();
+  const h = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of [v].flat()) h.append(k, one);
+  return { status: res.statusCode, headers: h, body: text ? JSON.parse(text) : null };
+}
+
+/** The real `svc` bin, as an operator runs it. */
+function svc(args: string[]) {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args, '--json'], {
+    env: process.env,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`svc ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** An enterprise workspace with a small custom figure, and `keys` keys holding every scope. */
+async function enterprise(ratePerMin: number, keys = 1) {
+  const t = await stack.tenant();
+  await setWorkspacePlan(stack.db.prisma, t.workspaceId, { plan: 'enterprise', rateLimitPerMin: ratePerMin });
+  const all = [t.key];
+  for (let i = 1; i < keys; i++)
+    all.push((await createApiKey(stack.db.prisma, { workspaceId: t.workspaceId, name: `k${i}`, scopes: [...SCOPES] })).key);
+  const rows = await stack.db.prisma.apiKey.findMany({ where: { workspaceId: t.workspaceId } });
+  const idOf = (key: string) => rows.find((r) => r.last4 === key.slice(-4))!.id;
+  return { workspaceId: t.workspaceId, keys: all, keyIds: all.map(idOf) };
+}
+
+/** The stored count of one limiter row (null when there is none). */
+async function counted(rowKey: string): Promise<number | null> {
+  const { rows } = await stack.db.pool.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = $1 AND expire > $2', [
+    rowKey,
+    Date.now(),
+  ]);
+  return rows[0]?.points ?? null;
+}
+
+function rateLimit(r: HttpAnswer): { name: string; remaining: number; reset: number } {
+  const m = /^"(key|workspace|ip)";r=(\d+);t=(\d+)$/.exec(r.headers.get('ratelimit') ?? '');
+  if (!m) throw new Error(`bad RateLimit header: ${r.headers.get('ratelimit')}`);
+  return { name: m[1], remaining: Number(m[2]), reset: Number(m[3]) };
+}
+
+function expectRateLimited(r: HttpAnswer, policy: 'key' | 'workspace' | 'ip') {
+  expect(r.status).toBe(429);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(r.body).toMatchObject({
+    status: 429,
+    code: 'rate_limited',
+    type: expect.stringContaining('rate-limited'),
+    title: expect.any(String),
+  });
+  expect(r.body.request_id).toBe(r.headers.get('request-id'));
+  const retryAfter = Number(r.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  const rl = rateLimit(r);
+  expect(rl).toMatchObject({ name: policy, remaining: 0 });
+  expect(Math.max(rl.reset, 1)).toBe(retryAfter);
+}
+
+const ok = (answers: HttpAnswer[]) => answers.filter((a) => a.status === 200).length;
+const limited = (answers: HttpAnswer[]) => answers.filter((a) => a.status === 429).length;
+
+// ---- tests ---------------------------------------------------------------------------------
+
+describe('RateLimit headers', () => {
+  it('carries the key and workspace policies on every authenticated answer, success or error', async () => {
+    const { key } = await stack.tenant({ plan: 'pro' });
+    const first = await stack.api('GET', '/api/v1/workflows', { key });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toBe('"key";q=600;w=60, "workspace";q=1200;w=60');
+    const rl = rateLimit(first);
+    expect(rl).toMatchObject({ name: 'key', remaining: 599 });
+    expect(rl.reset).toBeGreaterThanOrEqual(59);
+    expect(rl.reset).toBeLessThanOrEqual(60);
+    expect(first.headers.get('retry-after')).toBeNull();
+
+    const missing = await stack.api('GET', '/api/v1/runs/run_000000000000000000000000', { key });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('ratelimit-policy')).toBe('"key";q=600;w=60, "workspace";q=1200;w=60');
+    expect(rateLimit(missing)).toMatchObject({ name: 'key', remaining: 598 });
+
+    const invalid = await stack.api('POST', '/api/v1/workflows/wf_000000000000000000000000/runs', {
+      key,
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(invalid.status).toBeGreaterThanOrEqual(400);
+    expect(rateLimit(invalid)).toMatchObject({ name: 'key', remaining: 597 });
+  });
+
+  it('carries the per-address policy on unauthenticated answers: 401, browser refusals, the OpenAPI document', async () => {
+    for (const [r, status] of [
+      [await stack.api('GET', '/api/v1/workflows'), 401],
+      [await stack.api('GET', '/api/v1/workflows', { key: 'svc_' + 'x'.repeat(43) }), 401],
+      [await stack.api('GET', '/api/v1/workflows', { headers: { origin: 'https://example.test' } }), 403],
+      [await stack.api('GET', '/api/v1/openapi.json'), 200],
+    ] as const) {
+      expect(r.status).toBe(status);
+      expect(r.headers.get('ratelimit-policy')).toBe('"ip";q=300;w=60');
+      expect(rateLimit(r).name).toBe('ip');
+    }
+  });
+
+  it('documents the headers on every /api/v1 answer of the OpenAPI document, and Retry-After on 429', async () => {
+    const doc = (await stack.api('GET', '/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']));
+    const startRun = doc.paths['/api/v1/workflows/{workflow_id}/runs'].post.responses;
+    expect(Object.keys(startRun['201'].headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+    expect(startRun['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(doc.paths['/api/v1/openapi.json'].get.responses['429']).toBeDefined();
+  });
+});
+
+describe('per key and per workspace', () => {
+  it('allows exactly the figure per key per minute, then answers 429 with Retry-After and starts nothing', async () => {
+    const { workspaceId, keys, keyIds } = await enterprise(5);
+    const [key] = keys;
+    const wf = await stack.apply(workspaceId, greet);
+    const remaining: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await stack.api('GET', `/api/v1/workflows/${wf.id}`, { key });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-policy')).toBe('"key";q=5;w=60, "workspace";q=10;w=60');
+      remaining.push(rateLimit(r).remaining);
+    }
+    const fifth = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: { name: 'ok' } } });
+    expect(fifth.status).toBe(201);
+    remaining.push(rateLimit(fifth).remaining);
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+
+    const sixth = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, {
+      key,
+      body: { input: { name: 'refused' } },
+      headers: { 'idempotency-key': 'rl-refused' },
+    });
+    expectRateLimited(sixth, 'key');
+    expect(sixth.headers.get('ratelimit-policy')).toBe('"key";q=5;w=60, "workspace";q=10;w=60');
+    expectRateLimited(await stack.api('GET', '/api/v1/workflows', { key }), 'key');
+
+    // No side effect: one run (the fifth request's), no idempotency record, one execution.
+    expect(await stack.db.prisma.run.count({ where: { workflowId: wf.id } })).toBe(1);
+    expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId } })).toBe(0);
+    const executions = async () => (await stack.temporal.workflow.count(`SvcWorkflowId = "${wf.id}"`)).count;
+    await waitFor(executions, (n) => n === 1);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await executions()).toBe(1);
+    // Refused requests are not counted: the key stands at its figure, the workspace at 5.
+    expect(await counted(`key:${keyIds[0]}`)).toBe(5);
+    expect(await counted(`ws:${workspaceId}`)).toBe(5);
+  });
+
+  it('gives each key its own figure and the workspace twice that across its keys', async () => {
+    const { workspaceId, keys, keyIds } = await enterprise(5, 3);
+    const [a, b, c] = keys;
+    for (const k of [a, b]) {
+      const answers: HttpAnswer[] = [];
+      for (let i = 0; i < 6; i++) answers.push(await stack.api('GET', '/api/v1/workflows', { key: k }));
+      expect(answers.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expectRateLimited(answers[5], 'key');
+    }
+    // The workspace has made 10: a third key, unused so far, is refused by the workspace policy.
+    const third = await stack.api('GET', '/api/v1/workflows', { key: c });
+    expectRateLimited(third, 'workspace');
+    expect(third.body.detail).toMatch(/workspace/);
+    expect(await counted(`key:${keyIds[0]}`)).toBe(5);
+    expect(await counted(`key:${keyIds[1]}`)).toBe(5);
+    // The workspace's refusal did not count against the third key.
+    expect(await counted(`key:${keyIds[2]}`)).toBe(0);
+    expect(await counted(`ws:${workspaceId}`)).toBe(10);
+  });
+
+  it('holds exactly under concurrent requests from several keys', async () => {
+    const { workspaceId, keys, keyIds } = await enterprise(5, 3);
+    const answers = await Promise.all(
+      keys.flatMap((key) => Array.from({ length: 8 }, () => stack.api('GET', '/api/v1/workflows', { key }).then((r) => ({ key, r })))),
+    );
+    const all = answers.map((x) => x.r);
+    expect(ok(all)).toBe(10);
+    expect(limited(all)).toBe(14);
+    for (const key of keys) expect(ok(answers.filter((x) => x.key === key).map((x) => x.r))).toBeLessThanOrEqual(5);
+    expect(await counted(`ws:${workspaceId}`)).toBe(10);
+    const perKey = await Promise.all(keyIds.map((id) => counted(`key:${id}`)));
+    expect(perKey.reduce((s, n) => s! + (n ?? 0), 0)).toBe(10);
+  });
+
+  it('applies a plan change (svc workspace set-plan) on the very next request', async () => {
+    const { workspaceId, keys } = await enterprise(3);
+    const [key] = keys;
+    for (let i = 0; i < 3; i++) expect((await stack.api('GET', '/api/v1/workflows', { key })).status).toBe(200);
+    expectRateLimited(await stack.api('GET', '/api/v1/workflows', { key }), 'key');
+
+    expect(svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '6'])).toMatchObject({ rate_limit_per_min: 6 });
+    const raised = await stack.api('GET', '/api/v1/workflows', { key });
+    expect(raised.status).toBe(200);
+    expect(raised.headers.get('ratelimit-policy')).toBe('"key";q=6;w=60, "workspace";q=12;w=60');
+    expect(rateLimit(raised).remaining).toBe(2);
+
+    svc(['workspace', 'set-plan', workspaceId, 'basic']);
+    const basic = await stack.api('GET', '/api/v1/workflows', { key });
+    expect(basic.headers.get('ratelimit-policy')).toBe('"key";q=120;w=60, "workspace";q=240;w=60');
+    expect(rateLimit(basic).remaining).toBe(115);
+
+    svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '2']);
+    expectRateLimited(await stack.api('GET', '/api/v1/workflows', { key }), 'key');
+  });
+});
+
+describe('across gateway instances', () => {
+  let gateways: Spawned[] = [];
+  let urls: string[] = [];
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+
+  beforeAll(async () => {
+    const ports = [await freePort(), await freePort()];
+    gateways = await Promise.all(
+      ports.map((port) =>
+        spawnApp(
+          'gateway',
+          {
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            TEMPORAL_TASK_QUEUE: stack.taskQueue,
+            LOG_LEVEL: 'info',
+            RATE_LIMIT_UNAUTHENTICATED_PER_MIN: '4',
+          },
+          /gateway listening/,
+        ),
+      ),
+    );
+    urls = ports.map((p) => `http://127.0.0.1:${p}`);
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => g.stop()));
+  });
+
+  it('shares one key count between two gateway processes on the same database', async () => {
+    const { keys } = await enterprise(5);
+    const from = randomLoopback();
+    const seen: [number, number][] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await send(urls[i % 2], 'GET', '/api/v1/workflows', { key: keys[0], from });
+      seen.push([r.status, rateLimit(r).remaining]);
+    }
+    expect(seen).toEqual([
+      [200, 4],
+      [200, 3],
+      [200, 2],
+      [200, 1],
+      [200, 0],
+    ]);
+    expectRateLimited(await send(urls[1], 'GET', '/api/v1/workflows', { key: keys[0], from }), 'key');
+    expectRateLimited(await send(urls[0], 'GET', '/api/v1/workflows', { key: keys[0], from }), 'key');
+  });
+
+  it('holds the per-key and per-workspace figures exactly under concurrent load on both processes', async () => {
+    const { workspaceId, keys } = await enterprise(5, 3);
+    const from = randomLoopback();
+    const plan = keys.flatMap((key, k) => Array.from({ length: 8 }, (_, i) => ({ key, url: urls[(i + k) % 2] })));
+    const answers = await Promise.all(
+      plan.map((p) => send(p.url, 'GET', '/api/v1/workflows', { key: p.key, from }).then((r) => ({ ...p, r }))),
+    );
+    expect(ok(answers.map((a) => a.r))).toBe(10);
+    for (const key of keys) expect(ok(answers.filter((a) => a.key === key).map((a) => a.r))).toBeLessThanOrEqual(5);
+    // Both processes served some of the allowed requests.
+    for (const url of urls) expect(ok(answers.filter((a) => a.url === url).map((a) => a.r))).toBeGreaterThan(0);
+    expect(await counted(`ws:${workspaceId}`)).toBe(10);
+  });
+
+  it('limits unauthenticated requests per client address across processes, before any key lookup', async () => {
+    const from = randomLoopback();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await send(urls[i % 2], 'GET', '/api/v1/workflows', { key: 'svc_' + 'y'.repeat(43), from });
+      expect(r.headers.get('ratelimit-policy')).toBe('"ip";q=4;w=60');
+      expect(rateLimit(r).remaining).toBe(3 - i);
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401]);
+    expectRateLimited(await send(urls[0], 'GET', '/api/v1/workflows', { from }), 'ip');
+    expectRateLimited(await send(urls[1], 'GET', '/api/v1/openapi.json', { from }), 'ip');
+    // The address is shut out until the minute is over, even with a valid key.
+    const { key } = await stack.tenant();
+    expectRateLimited(await send(urls[1], 'GET', '/api/v1/workflows', { key, from }), 'ip');
+    expect(await counted(`ip:${from}`)).toBe(4);
+    // Another address is not affected.
+    const other = await send(urls[0], 'GET', '/api/v1/workflows', { from: randomLoopback() });
+    expect(other.status).toBe(401);
+    expect(rateLimit(other)).toMatchObject({ name: 'ip', remaining: 3 });
+  });
+});
