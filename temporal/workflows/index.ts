@@ -1,2 +1,3 @@
 // The one barrel the worker bundles: deterministic code only.
 export { runWorkflow } from './runWorkflow';
+export { deliveryWorkflow } from './deliveryWorkflow';

@@ -18,10 +18,18 @@ import {
   SCOPES,
   validateDefinition,
 } from '@svc/domain';
-import { createApp } from '@svc/gateway';
-import { createSecretBox } from '@svc/signing';
+import { createApp, createRateLimiter } from '@svc/gateway';
+import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
-import { createActivities, createRunLauncher, workflowsPath } from '@svc/temporal';
+import {
+  createActivities,
+  createRunControl,
+  createRunLauncher,
+  createWebhookRuntime,
+  startDeliveryRelay,
+  workflowsPath,
+} from '@svc/temporal';
+import type { DeliveryRelay } from '@svc/temporal';
 import { call } from './http';
 import type { HttpAnswer } from './http';
 
@@ -90,6 +98,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   const bundle = readFileSync(await workflowBundlePath(), 'utf8');
   let worker: Worker | undefined;
   let workerDone: Promise<void> | undefined;
+  // Outbound webhooks: the worker's delivery runtime and its outbox relay (as apps/worker/src/main.ts).
+  const webhooks = createWebhookRuntime({ config, prisma: db.prisma, client: temporal, taskQueue, logger });
+  let relay: DeliveryRelay | undefined;
+  const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!);
   async function startWorker() {
     const dispatcher = createGuardedDispatcher({ policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }) });
     worker = await Worker.create({
@@ -97,23 +109,43 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue,
       workflowBundle: { code: bundle },
-      activities: createActivities({ prisma: db.prisma, secretBox: box, dispatcher }),
+      activities: createActivities({
+        prisma: db.prisma,
+        secretBox: box,
+        dispatcher,
+        webhooks,
+        // The gateway's address is known only once it listens, hence the getter.
+        reviewNotices: {
+          mailer: webhooks.mailer,
+          links: reviewLinks,
+          get baseUrl() {
+            return config.BASE_URL;
+          },
+        },
+      }),
     });
     workerDone = worker.run();
+    relay = startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger });
   }
   async function stopWorker() {
     if (!worker) return;
+    await relay?.stop();
+    relay = undefined;
     worker.shutdown();
     await workerDone;
     worker = undefined;
   }
   await startWorker();
 
+  const rateLimiter = createRateLimiter({ pool: db.pool, unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN });
   const app = createApp({
+    rateLimiter,
     config,
     logger,
     prisma: db.prisma,
     launcher: createRunLauncher({ client: temporal, taskQueue }),
+    control: createRunControl(temporal),
+    reviewLinks,
     readiness: {
       database: async () => {
         await db.pool.query('SELECT 1');
@@ -163,8 +195,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         server.closeAllConnections();
       });
       await stopWorker();
+      webhooks.mailer.close();
       await nativeConnection.close();
       await connection.close();
+      rateLimiter.close();
       await db.close();
     },
   };

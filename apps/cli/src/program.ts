@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { registerDeliveries, registerMail } from './commands/deliveries';
 import { registerKeys } from './commands/keys';
+import { registerReviews } from './commands/reviews';
 import { registerSecrets } from './commands/secrets';
 import { registerWorkflows } from './commands/workflows';
 import { registerWorkspace } from './commands/workspace';
@@ -31,5 +33,8 @@ export function buildProgram(open: () => CliContext = () => openContext()): Comm
   registerKeys(program, run);
   registerWorkflows(program, run);
   registerSecrets(program, run);
+  registerReviews(program, run);
+  registerDeliveries(program, run);
+  registerMail(program, run);
   return program;
 }

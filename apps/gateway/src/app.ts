@@ -6,10 +6,14 @@ import { createMetrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/errorHandler';
 import { bodyParserErrors } from './middleware/jsonBody';
+import { rateLimits } from './middleware/rateLimit';
 import { refuseBrowsers } from './middleware/refuseBrowsers';
 import { requestId } from './middleware/requestId';
 import { healthRoutes } from './routes/health';
+import { reviewPageRoutes } from './routes/reviewPages';
+import { hookRoutes } from './routes/hooks';
 import { runRoutes } from './routes/runs';
+import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 
 /** The gateway as an Express app, without `listen`: main.ts and the tests both build it. */
@@ -29,14 +33,27 @@ export function createApp(deps: GatewayDeps): Express {
   });
 
   const api = express.Router();
+  // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,
+  // then per key and per workspace.
+  const limits = rateLimits(deps.rateLimiter);
+  api.use(limits.addressGate);
   api.use(refuseBrowsers);
-  api.get('/openapi.json', (_req, res) => {
+  api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
   api.use(authenticate(deps.prisma));
+  api.use(limits.countRefused);
+  api.use(limits.perKey);
   api.use(workflowRoutes(deps));
   api.use(runRoutes(deps));
+  api.use(webhookEndpointRoutes(deps));
   app.use('/api/v1', api);
+  // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
+  // authenticate; browsers never call webhooks.
+  app.use('/hooks', refuseBrowsers, hookRoutes(deps));
+
+  // Pages for people (assignees' browsers), hence outside /api/v1 and its browser refusal.
+  app.use(reviewPageRoutes(deps));
 
   app.use(notFound);
   app.use(bodyParserErrors);

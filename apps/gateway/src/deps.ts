@@ -1,6 +1,8 @@
 import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
-import type { RunLauncher } from '@svc/domain';
+import type { RunControl, RunLauncher } from '@svc/domain';
+import type { ReviewLinkSigner } from '@svc/signing';
+import type { RateLimiter } from './ratelimit/limiter';
 
 export interface Readiness {
   /** Resolves when the dependency answers; rejects otherwise. */
@@ -12,6 +14,12 @@ export interface GatewayDeps {
   config: Config;
   prisma: Db;
   launcher: RunLauncher;
+  /** Cancel and review decisions, as messages to the run's workflow. */
+  control: RunControl;
+  /** Verifies the signed links of the review page. */
+  reviewLinks: ReviewLinkSigner;
   logger: Logger;
   readiness: Readiness;
+  /** Rate limits shared by every gateway instance (ratelimit/limiter.ts createRateLimiter). */
+  rateLimiter: RateLimiter;
 }

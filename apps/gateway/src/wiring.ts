@@ -1,16 +1,25 @@
 import type { Config, Logger } from '@svc/config';
 import type { DbHandle } from '@svc/db';
-import { connectTemporalClient, createRunLauncher } from '@svc/temporal';
+import { connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
+import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
+import { createRateLimiter } from './ratelimit/limiter';
 
 /** config → db → Temporal client → the gateway's dependencies. */
-export async function createGatewayDeps(config: Config, logger: Logger, db: DbHandle): Promise<GatewayDeps & { close(): Promise<void> }> {
+export async function createGatewayDeps(
+  config: Config & { SVC_ENCRYPTION_KEY: Buffer },
+  logger: Logger,
+  db: DbHandle,
+): Promise<GatewayDeps & { close(): Promise<void> }> {
   const { client, connection } = await connectTemporalClient(config);
+  const rateLimiter = createRateLimiter({ pool: db.pool, unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN });
   return {
     config,
     logger,
     prisma: db.prisma,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    control: createRunControl(client),
+    reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
     readiness: {
       async database() {
         await db.pool.query('SELECT 1');
@@ -19,7 +28,9 @@ export async function createGatewayDeps(config: Config, logger: Logger, db: DbHa
         await connection.healthService.check({});
       },
     },
+    rateLimiter,
     async close() {
+      rateLimiter.close();
       await connection.close();
     },
   };

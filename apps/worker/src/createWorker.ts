@@ -2,14 +2,19 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
-import type { SecretBox } from '@svc/signing';
+import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import { createActivities, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
+import type { WebhookRuntime } from '@svc/temporal';
 
 export interface WorkerDeps {
   config: Config;
   prisma: Db;
   secretBox: SecretBox;
   logger: Logger;
+  /** Outbound webhook delivery (createWebhookRuntime): guarded dispatcher, mailer, workflow starter. */
+  webhooks: WebhookRuntime;
+  /** Signs the review-page links mailed to assignees. */
+  reviewLinks: ReviewLinkSigner;
 }
 
 export async function connectWorkerTemporal(config: Config): Promise<NativeConnection> {
@@ -34,6 +39,12 @@ export async function createWorker(deps: WorkerDeps, connection: NativeConnectio
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     // The build's bundle when there is one; otherwise bundle the sources now (slower start).
     ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath }),
-    activities: createActivities({ prisma: deps.prisma, secretBox: deps.secretBox, dispatcher }),
+    activities: createActivities({
+      prisma: deps.prisma,
+      secretBox: deps.secretBox,
+      dispatcher,
+      webhooks: deps.webhooks,
+      reviewNotices: { mailer: deps.webhooks.mailer, links: deps.reviewLinks, baseUrl: config.BASE_URL },
+    }),
   });
 }

@@ -1,8 +1,9 @@
 import { createLogger, loadConfig } from '@svc/config';
 import { createDb } from '@svc/db';
-import { createSecretBox } from '@svc/signing';
+import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
+import { connectTemporalClient, createWebhookRuntime, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorker } from './createWorker';
 
 async function main(): Promise<void> {
@@ -26,13 +27,38 @@ async function main(): Promise<void> {
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
   const connection = await connectWorkerTemporal(config);
+  // A client too: activities start webhook delivery workflows, and the relay starts the outbox's.
+  const temporal = await connectTemporalClient(config);
+  const webhooks = createWebhookRuntime({
+    config,
+    prisma: db.prisma,
+    client: temporal.client,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    logger,
+  });
   const worker = await createWorker(
-    { config, prisma: db.prisma, secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY), logger },
+    {
+      config,
+      prisma: db.prisma,
+      secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY),
+      reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
+      logger,
+      webhooks,
+    },
     connection,
   );
+  const relay = startDeliveryRelay({
+    prisma: db.prisma,
+    starter: webhooks.starter,
+    intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
+    logger,
+  });
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   await worker.run();
+  await relay.stop();
+  webhooks.mailer.close();
+  await temporal.connection.close();
   await connection.close();
   await db.close();
   logger.info('worker stopped');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { durationList } from './durations';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
@@ -40,9 +41,51 @@ export const configSchema = z.object({
   RUN_WAIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(25_000),
   /** Operator allowlist for outbound calls to otherwise refused ranges (tests, self-hosting). */
   OUTBOUND_ALLOW_CIDRS: csv.default([]),
+  /**
+   * Reverse proxies in front of the gateway (comma-separated IPv4/IPv6 CIDRs or addresses,
+   * default none). A trigger's `ip_allowlist` is matched on the socket peer address; only
+   * when that peer is inside one of these is `X-Forwarded-For` read (right to left, past
+   * further trusted proxies) to find the client. Anything listed can claim any client address,
+   * so list only your own proxies, which must append the real peer to X-Forwarded-For.
+   */
+  TRUSTED_PROXY_CIDRS: csv.default([]),
   /** Operator switch allowing plain http:// for outbound webhook endpoints. */
   OUTBOUND_ALLOW_HTTP: bool.default(false),
-  HTTP_STEP_DEFAULT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /**
+   * Rate limit on /api/v1 requests not authenticated by a valid key (the OpenAPI document,
+   * requests answered 401 or browser-refused), per client address per minute. An address over
+   * it gets 429 on every /api/v1 request, before any key lookup, until the minute is over.
+   * 0 turns it off (e.g. when every client reaches the gateway through one shared address).
+   */
+  RATE_LIMIT_UNAUTHENTICATED_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  // --- Outbound webhooks (API.md §7) and mail ---
+  /**
+   * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default
+   * roots: a private CA when self-hosting, or the self-signed receiver of the tests.
+   */
+  OUTBOUND_CA_FILE: z.string().min(1).optional(),
+  /**
+   * Delays between delivery attempts of one webhook delivery (comma-separated durations),
+   * each jittered by ±10 %. The default spans about 24 h (attempt 1 at once, then after 5 s,
+   * 5 min, 30 min, 2 h, 5 h, 10 h and the remainder to 24 h). Tests compress it, e.g. `200ms,200ms,400ms`.
+   */
+  WEBHOOK_RETRY_SCHEDULE: durationList.prefault('5s,5m,30m,2h,5h,10h,6h25m'),
+  /** Whole-exchange time limit of one delivery attempt (connect, TLS, headers, 4 KB of body). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Upper bound on a receiver's Retry-After (429/503): never wait longer than this for one retry. */
+  WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(21_600_000),
+  /** How long the previous secret keeps signing after a rotation (API.md §7: 24 h). */
+  WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(2_592_000_000).default(86_400_000),
+  /**
+   * How often each worker looks for deliveries whose Temporal workflow is not started yet
+   * (the delivery outbox: events raised by the CLI, manual retries, and any start that was
+   * interrupted). Cheap: one indexed query.
+   */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(300_000).default(1_000),
+  /** SMTP server for notification mail, e.g. `smtp://user:pass@mail.example.com:587` or `smtps://…:465`. Unset: mail goes to the outbox (`svc mail list`). */
+  SMTP_URL: z.string().min(1).optional(),
+  /** Sender of notification mail. */
+  MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
 });
 
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string };

@@ -4,6 +4,8 @@ import type { oas31, ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from
 import { PageQuery, Problem } from './common';
 import { ListRunsQuery, Run, RunIdParams, RunList, StartRunBody } from './runs';
 import { Workflow, WorkflowIdParams, WorkflowList } from './workflows';
+import { HookAccepted, HookHeaders, HookPayload, TriggerIdParams } from './hooks';
+import { webhookEndpointPaths, webhookEventsDocument } from './webhooksOpenapi';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: Problem } } });
 
@@ -15,7 +17,9 @@ const requestIdHeader = {
 const authErrors: ZodOpenApiResponsesObject = {
   '401': problem('Missing, malformed, unknown, revoked or expired API key.'),
   '403': problem('The key lacks the scope, or the request came from a browser.'),
-  '429': problem('Rate limited; see Retry-After.'),
+  '429': problem(
+    "Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After.",
+  ),
   '500': problem('Internal error.'),
   '503': problem('A dependency is unavailable; retry.'),
 };
@@ -36,6 +40,10 @@ const ok = (schema: z.ZodType, description: string) => ({
 });
 
 export function buildOpenApiDocument(opts: { serverUrl?: string } = {}): oas31.OpenAPIObject {
+  return withRateLimitHeaders(buildDocument(opts));
+}
+
+function buildDocument(opts: { serverUrl?: string }): oas31.OpenAPIObject {
   return createDocument({
     openapi: '3.1.0',
     info: {
@@ -122,15 +130,94 @@ export function buildOpenApiDocument(opts: { serverUrl?: string } = {}): oas31.O
           responses: { '200': ok(Run, 'The run.'), '404': problem('No such run in this workspace.') },
         }),
       },
+      '/hooks/{trigger_id}': {
+        post: op({
+          operationId: 'fireTrigger',
+          summary: "Start a run through a workflow's inbound webhook trigger",
+          description:
+            'The fixed trigger URL of a workflow (`trigger.url`); not under /api/v1 and without an API key. Checks, in order, each ' +
+            'answering before any run exists: body over 256 KB (413; from Content-Length before reading, else while streaming), ' +
+            'IP allowlist (403 ip_not_allowed; socket address, X-Forwarded-For only behind operator-trusted proxies), required ' +
+            'headers (403 required_header_missing), x-svc-secret (401 invalid_trigger_secret), x-svc-signature (401 ' +
+            'invalid_trigger_signature), JSON object body (415 / 400), plan (403 plan_does_not_allow_runs), Idempotency-Key ' +
+            "(200 replay), else 202. The run's input is the body and its trigger is `webhook`.",
+          requestParams: { path: TriggerIdParams, header: HookHeaders },
+          requestBody: { required: true, content: { 'application/json': { schema: HookPayload } } },
+          responses: {
+            '200': {
+              ...ok(HookAccepted, 'The Idempotency-Key was seen on this trigger within 24 h: the original run; nothing started.'),
+              headers: { ...requestIdHeader, 'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } } },
+            },
+            '202': ok(HookAccepted, 'A run was started (the answer does not wait for it).'),
+            '400': problem('Malformed JSON (invalid_json), a body that is not a JSON object or a bad Idempotency-Key (invalid_request).'),
+            '401': problem('Wrong or missing x-svc-secret (invalid_trigger_secret) or x-svc-signature (invalid_trigger_signature).'),
+            '403': problem(
+              'Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), the ' +
+                "workspace's plan does not allow runs (plan_does_not_allow_runs), or a browser request.",
+            ),
+            '404': problem('No trigger at this URL (not_found).'),
+            '413': problem('Body over 256 KB (262144 bytes).'),
+            '415': problem('Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding).'),
+            '422': problem("The body does not match the workflow's input_schema."),
+            '500': problem('Internal error.'),
+            '503': problem('A dependency is unavailable; retry (with the same Idempotency-Key).'),
+          },
+        }),
+      },
+      ...webhookEndpointPaths({ op, ok, problem }),
       '/api/v1/openapi.json': {
         get: op({
           operationId: 'getOpenApiDocument',
           summary: 'This document',
           responses: {
-            '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+            '200': {
+              description: 'OpenAPI 3.1 document.',
+              content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+            },
+            '429': problem('Too many unauthenticated requests from this address (rate_limited); see Retry-After.'),
           },
         }),
       },
     },
+    // Outbound webhooks (API.md §7): what subscribed endpoints receive.
+    webhooks: webhookEventsDocument(),
   });
+}
+
+/** API.md §8 headers (draft-ietf-httpapi-ratelimit-headers); see apps/gateway/src/ratelimit/headers.ts. */
+const RATE_LIMIT_HEADERS: Record<string, oas31.HeaderObject> = {
+  'RateLimit-Policy': {
+    description:
+      'The quota policies that apply: "key" (requests per minute per API key), "workspace" (twice that, across all the ' +
+      'workspace\'s keys) or, without a valid key, "ip" (per client address). q = quota, w = window in seconds.',
+    schema: { type: 'string' },
+    example: '"key";q=600;w=60, "workspace";q=1200;w=60',
+  },
+  RateLimit: {
+    description: 'The most constraining policy now: r = requests left in the window, t = seconds until it resets.',
+    schema: { type: 'string' },
+    example: '"key";r=599;t=42',
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying (on 429).', schema: { type: 'integer', minimum: 1 } },
+};
+
+/** Every /api/v1 answer carries RateLimit-Policy and RateLimit; a 429 also Retry-After. */
+function withRateLimitHeaders(doc: oas31.OpenAPIObject): oas31.OpenAPIObject {
+  doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...RATE_LIMIT_HEADERS } };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith('/api/v1/')) continue;
+    for (const operation of [item.get, item.post, item.put, item.patch, item.delete]) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {}) as [string, oas31.ResponseObject][]) {
+        if ('$ref' in response) continue;
+        response.headers = {
+          ...response.headers,
+          'RateLimit-Policy': ref('RateLimit-Policy'),
+          RateLimit: ref('RateLimit'),
+          ...(status === '429' ? { 'Retry-After': ref('Retry-After') } : {}),
+        };
+      }
+    }
+  }
+  return doc;
 }
