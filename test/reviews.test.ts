@@ -54,8 +54,14 @@ const settled = (id: string, status: string) =>
     (r) => r.body.status === status,
     20_000,
   );
-const eventTypes = async (runId: string) =>
+const eventTypesNow = async (runId: string) =>
   (await stack.db.prisma.event.findMany({ where: { workspaceId, data: { path: ['id'], equals: runId } } })).map((e) => e.type).sort();
+/** The run's events once `count` are recorded (the final one follows the read model by a moment). */
+const eventTypes = (runId: string, count: number) =>
+  waitFor(
+    () => eventTypesNow(runId),
+    (types) => types.length >= count,
+  );
 
 /** The real `svc` bin, asynchronously: this process also hosts the worker that must answer it. */
 function svc(args: string[]): Promise<{ code: number; stderr: string; json: () => any }> {
@@ -96,8 +102,10 @@ describe('review steps', () => {
       status: 'succeeded',
       output: { decision: 'approved', decided_by: 'ana@example.test', comment: 'fine' },
     });
-    expect(await eventTypes(run.id)).toEqual(['run.succeeded', 'run.waiting_for_review']);
+    expect(await eventTypes(run.id, 2)).toEqual(['run.succeeded', 'run.waiting_for_review']);
     const decidedEvent = await stack.db.prisma.event.findFirstOrThrow({ where: { dedupeKey: `${run.review.id}:review.decided` } });
+    // Each fact once, however often its activity ran.
+    expect(await eventTypesNow(run.id)).toHaveLength(2);
     expect(decidedEvent.data).toMatchObject({ id: run.review.id, run_id: run.id, status: 'approved' });
   });
 
@@ -175,7 +183,7 @@ describe('cancel', () => {
     expect((await cancel(run.id)).status).toBe(200);
     const result = await stack.temporal.workflow.getHandle(run.id).result();
     expect(result).toEqual({ status: 'cancelled' });
-    expect(await eventTypes(run.id)).toEqual(['run.cancelled', 'run.waiting_for_review']);
+    expect(await eventTypes(run.id, 2)).toEqual(['run.cancelled', 'run.waiting_for_review']);
     expect((await decide(run.id, { decision: 'approve' })).body.code).toBe('no_pending_review');
   });
 
