@@ -2,7 +2,6 @@ import { setWorkspacePlan } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { slow, waitFor } from './helpers/fixtures';
-import { spawnApp } from './helpers/processes';
 
 let stack: TestStack;
 
@@ -158,31 +157,5 @@ describe('concurrency limits', () => {
       (s) => s.running === 1,
       30_000,
     );
-  });
-  it('gives the slot back after the worker process is killed (kill -9) mid-run', async () => {
-    const { key, workspaceId } = await limitedTenant(1);
-    const wf = await stack.apply(workspaceId, slow(2000, 'killed'));
-    // Only a separate worker process serves the task queue while the runs start.
-    await stack.stopWorker();
-    const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' }, /worker running/);
-    try {
-      const [first, second] = await startMany(key, wf.id, 2);
-      await waitFor(
-        () => statuses([first, second]),
-        (s) => s.running === 1 && s.queued === 1,
-      );
-      await worker.stop('SIGKILL');
-    } finally {
-      await worker.stop('SIGKILL');
-      await stack.startWorker();
-    }
-    const runs = await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } });
-    await waitFor(
-      () => statuses(runs.map((r) => r.id)),
-      (s) => s.succeeded === 2,
-      60_000,
-    );
-    const steps = await stack.db.prisma.runStep.findMany({ where: { runId: { in: runs.map((r) => r.id) } } });
-    expect(steps.every((st) => st.status === 'succeeded' && st.attempts === 1)).toBe(true);
   });
 });

@@ -43,8 +43,7 @@ export async function spawnApp(
     child,
     output: () => out,
     stop(signal = 'SIGTERM') {
-      // Ended already (by an exit code or, after a kill, by a signal).
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
