@@ -44,7 +44,6 @@ async function main(): Promise<void> {
       reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
       logger,
       webhooks,
-      temporalClient: temporal.client,
     },
     connection,
   );
