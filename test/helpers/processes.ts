@@ -43,7 +43,8 @@ export async function spawnApp(
     child,
     output: () => out,
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // Ended already (by an exit code or, after a kill, by a signal).
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
