@@ -208,6 +208,28 @@ describe('cancel', () => {
     expect((await stack.api('POST', '/api/v1/runs/run_000000000000000000000000/cancel', { key })).body.code).toBe('run_not_found');
   });
 
+  it('cancels a queued run before any step runs', async () => {
+    const wf = await stack.apply(workspaceId, {
+      name: 'Q',
+      slug: 'queued-cancel',
+      steps: [{ key: 'a', type: 'transform', expression: "'ran'" }],
+    });
+    await stack.stopWorker(); // nobody picks the run up: it stays queued
+    try {
+      const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
+      expect(r.body.status).toBe('queued');
+      const pending = cancel(r.body.id); // answered once a worker runs the workflow's first task
+      await new Promise((res) => setTimeout(res, 300));
+      await stack.startWorker();
+      const c = await pending;
+      expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
+      expect(c.body.steps).toEqual([expect.objectContaining({ key: 'a', status: 'cancelled', attempts: 0, output: null })]);
+      expect(await stack.temporal.workflow.getHandle(r.body.id).result()).toEqual({ status: 'cancelled' });
+    } finally {
+      await stack.startWorker();
+    }
+  });
+
   it('races a decision: exactly one wins, and the API agrees with Temporal', async () => {
     for (let i = 0; i < 4; i++) {
       const run = await startPaused(`race-${i}`);

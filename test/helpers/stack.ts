@@ -103,6 +103,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   let relay: DeliveryRelay | undefined;
   const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!);
   async function startWorker() {
+    if (worker) return;
     const dispatcher = createGuardedDispatcher({ policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }) });
     worker = await Worker.create({
       connection: nativeConnection,
