@@ -3,7 +3,6 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LaunchRequest, RunLauncher } from '@svc/domain';
 import { waitForSettleUpdate } from '../shared/messages';
-import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflow } from '../workflows/runWorkflow';
 
@@ -11,14 +10,13 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
   const { client, taskQueue } = deps;
   return {
     async start(req: LaunchRequest) {
-      const args: RunWorkflowInput = { ...req };
       try {
         await client.workflow.start<typeof runWorkflow>('runWorkflow', {
           // The run id is the workflow id: operators find a run in the Temporal UI by its id,
           // and a second start of the same run can only ever attach to the first.
           workflowId: req.runId,
           taskQueue,
-          args: [args],
+          args: [req],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           typedSearchAttributes: [

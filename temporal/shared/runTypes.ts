@@ -1,4 +1,4 @@
-import type { ExpressionContext, StepDefinition, WorkflowDefinition } from '@svc/domain';
+import type { ExpressionContext, LaunchRequest, StepDefinition } from '@svc/domain';
 
 export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
 export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
@@ -6,15 +6,8 @@ export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipp
 
 export const SETTLED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'waiting_for_review'];
 
-export interface RunWorkflowInput {
-  runId: string;
-  workspaceId: string;
-  workflowId: string;
-  workflowVersion: number;
-  /** The definition pinned at start; later versions never affect this run. */
-  definition: WorkflowDefinition;
-  input: unknown;
-}
+/** The run workflow's argument: exactly what a launch carries (its definition is pinned at start). */
+export type RunWorkflowInput = LaunchRequest;
 
 export interface RunError {
   code: string;

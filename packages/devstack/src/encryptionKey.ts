@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readIfExists } from './readIfExists';
 
 export const ENCRYPTION_KEY_FILE_NAME = 'encryption.key';
 
@@ -30,13 +31,8 @@ export function loadOrCreateDevEncryptionKey(dataDir: string): string {
 }
 
 function readKey(file: string): string | null {
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const raw = readIfExists(file);
+  if (raw === null) return null;
   const key = raw.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(key)) {
     throw new Error(

@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from './processes';
+import { readIfExists } from './readIfExists';
 
 export const STACK_FILE_NAME = 'stack.json';
 
@@ -44,13 +45,8 @@ export function writeStackFile(dataDir: string, info: StackInfo): string {
 /** The recorded stack, or null when there is no stack file. Throws on a malformed file. */
 export function readStackFile(dataDir: string): StackInfo | null {
   const file = stackFilePath(dataDir);
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const raw = readIfExists(file);
+  if (raw === null) return null;
   let data: unknown;
   try {
     data = JSON.parse(raw);
