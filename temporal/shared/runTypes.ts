@@ -4,7 +4,10 @@ export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | 'succeeded
 export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
 export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
 
-export const SETTLED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'waiting_for_review'];
+/** A run has ended. */
+export const TERMINAL_STATUSES: readonly TerminalRunStatus[] = ['succeeded', 'failed', 'cancelled'];
+/** Where `wait` stops: the run has ended or waits for a person. */
+export const SETTLED_STATUSES: readonly RunStatus[] = [...TERMINAL_STATUSES, 'waiting_for_review'];
 
 /** The run workflow's argument: exactly what a launch carries (its definition is pinned at start). */
 export type RunWorkflowInput = LaunchRequest;

@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
+  getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   sleep,
@@ -14,8 +15,9 @@ import type { RunActivities } from '../activities';
 import { cancelRunUpdate, decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '../shared/messages';
 import type { DecideReviewInput, RunControlFailure } from '../shared/messages';
 import type { RunError, RunStatus, RunWorkflowInput, StepError, StepsContext } from '../shared/runTypes';
-import { SETTLED_STATUSES } from '../shared/runTypes';
+import { TERMINAL_STATUSES, SETTLED_STATUSES } from '../shared/runTypes';
 import { SA_RUN_STATUS } from '../shared/searchAttributes';
+import { releaseSlotSignal, slotGrantedSignal, slotsWorkflowId } from '../shared/slots';
 
 // Bookkeeping activities: short, idempotent writes to the read model; retried until the
 // database is back, so a database outage delays a run but never loses its state.
@@ -63,6 +65,12 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   let pending: { reviewId: string; decision?: DecideReviewInput } | undefined;
   const decidedReviews = new Set<string>();
 
+  /** Whether this run holds one of its workspace's concurrency slots (API.md §8). */
+  let slot: 'none' | 'waiting' | 'held' = 'none';
+  setHandler(slotGrantedSignal, () => {
+    if (slot === 'waiting') slot = 'held';
+  });
+
   setHandler(runStatusQuery, () => status);
   setHandler(waitForSettleUpdate, async () => {
     await condition(() => SETTLED_STATUSES.includes(status));
@@ -75,7 +83,9 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     cancelRunUpdate,
     async () => {
       cancelRequested = true;
-      await condition(() => status === 'cancelled');
+      await condition(() => (TERMINAL_STATUSES as readonly RunStatus[]).includes(status));
+      // Should the run ever settle otherwise, answer the caller rather than leave it hanging.
+      if (status !== 'cancelled') refuse('run_not_cancellable', `A ${status} run cannot be cancelled`, status);
       return status;
     },
     {
@@ -114,60 +124,92 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   const publish = (type: EventType, dedupeKey: string, subject: { runId: string } | { reviewId: string }) =>
     bookkeeping.publishEvent({ workspaceId, type, dedupeKey, subject });
 
+  /** Waits (first come, first served) for a slot; false when the run was cancelled meanwhile. */
+  async function acquireSlot(): Promise<boolean> {
+    slot = 'waiting';
+    await bookkeeping.requestSlot({ workspaceId, runId });
+    await condition(() => slot === ('held' as typeof slot) || cancelRequested);
+    // An accepted cancellation wins even over a slot granted in the same instant.
+    if (!cancelRequested) return true;
+    await releaseSlot(); // give the slot back, or leave the queue
+    return false;
+  }
+  async function releaseSlot(): Promise<void> {
+    if (slot === 'none') return;
+    slot = 'none';
+    try {
+      await getExternalWorkflowHandle(slotsWorkflowId(workspaceId)).signal(releaseSlotSignal, { runId });
+    } catch {
+      // The keeper is gone (it stops only when no run holds or waits); nothing to give back.
+    }
+  }
+
   const steps: StepsContext = {};
   const keys = definition.steps.map((s) => s.key);
 
-  if (cancelRequested) return finishCancelled();
-  await bookkeeping.markRunRunning({ runId });
-  setStatus('running');
+  // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
+  if (cancelRequested || !(await acquireSlot())) return finishCancelled();
+  try {
+    return await runSteps();
+  } finally {
+    await releaseSlot();
+  }
 
-  let lastOutput: unknown = null;
-  let runError: RunError | undefined;
+  async function runSteps(): Promise<{ status: RunStatus }> {
+    // The workflow commits to running before the read model says so: a cancel validated in
+    // between is refused, never accepted for a run that then goes on.
+    setStatus('running');
+    await bookkeeping.markRunRunning({ runId });
 
-  for (let i = 0; i < definition.steps.length && !runError; i++) {
-    const step = definition.steps[i];
-    const result = await executeStep(step);
-    if (result.status === 'cancelled') return finishCancelled();
-    if (result.status === 'skipped') {
-      steps[step.key] = { output: null, status: 'skipped' };
-      continue;
-    }
-    steps[step.key] = { output: result.output ?? null, status: result.status };
-    if (result.status === 'failed') {
-      runError = { code: result.error.code, message: result.error.message, step_key: step.key };
-      break;
-    }
-    lastOutput = result.output ?? null;
-    if (result.jumpTo) {
-      const target = keys.indexOf(result.jumpTo);
-      const skipped = keys.slice(i + 1, target);
-      if (skipped.length) {
-        await bookkeeping.setStepsStatus({ runId, stepKeys: skipped, status: 'skipped' });
-        for (const k of skipped) steps[k] = { output: null, status: 'skipped' };
+    let lastOutput: unknown = null;
+    let runError: RunError | undefined;
+
+    for (let i = 0; i < definition.steps.length && !runError; i++) {
+      const step = definition.steps[i];
+      const result = await executeStep(step);
+      if (result.status === 'cancelled') return finishCancelled();
+      if (result.status === 'skipped') {
+        steps[step.key] = { output: null, status: 'skipped' };
+        continue;
       }
-      i = target - 1;
+      steps[step.key] = { output: result.output ?? null, status: result.status };
+      if (result.status === 'failed') {
+        runError = { code: result.error.code, message: result.error.message, step_key: step.key };
+        break;
+      }
+      lastOutput = result.output ?? null;
+      if (result.jumpTo) {
+        const target = keys.indexOf(result.jumpTo);
+        const skipped = keys.slice(i + 1, target);
+        if (skipped.length) {
+          await bookkeeping.setStepsStatus({ runId, stepKeys: skipped, status: 'skipped' });
+          for (const k of skipped) steps[k] = { output: null, status: 'skipped' };
+        }
+        i = target - 1;
+      }
     }
-  }
 
-  if (runError) {
-    const remaining = keys.filter((k) => !(k in steps));
-    if (remaining.length) await bookkeeping.setStepsStatus({ runId, stepKeys: remaining, status: 'skipped' });
+    if (runError) {
+      const remaining = keys.filter((k) => !(k in steps));
+      if (remaining.length) await bookkeeping.setStepsStatus({ runId, stepKeys: remaining, status: 'skipped' });
+    }
+    const final = await bookkeeping.completeRun({
+      runId,
+      workspaceId,
+      status: runError ? 'failed' : 'succeeded',
+      outputExpression: definition.output,
+      lastOutput,
+      input: args.input,
+      steps,
+      error: runError,
+    });
+    // Recorded before the run counts as settled, so a caller woken by `wait` finds the event too.
+    const type = `run.${final.status}` as const;
+    await publish(type, `${runId}:${type}`, { runId });
+    await releaseSlot();
+    setStatus(final.status);
+    return { status: final.status };
   }
-  const final = await bookkeeping.completeRun({
-    runId,
-    workspaceId,
-    status: runError ? 'failed' : 'succeeded',
-    outputExpression: definition.output,
-    lastOutput,
-    input: args.input,
-    steps,
-    error: runError,
-  });
-  // Recorded before the run counts as settled, so a caller woken by `wait` finds the event too.
-  const type = `run.${final.status}` as const;
-  await publish(type, `${runId}:${type}`, { runId });
-  setStatus(final.status);
-  return { status: final.status };
 
   async function finishCancelled(): Promise<{ status: RunStatus }> {
     await bookkeeping.cancelRun({ runId });
@@ -214,6 +256,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     pending = { reviewId };
     await publish('run.waiting_for_review', `${reviewId}:run.waiting_for_review`, { runId });
     setStatus('waiting_for_review');
+    await releaseSlot(); // a run waiting for a person holds no slot
     // Runs beside the wait; a decision or cancellation does not wait for the mail.
     notices.notifyReviewers({ reviewId }).catch(() => undefined);
 
@@ -233,7 +276,9 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     decidedReviews.add(reviewId);
     pending = undefined;
     await publish('review.decided', `${reviewId}:review.decided`, { reviewId });
+    // Running again (so no cancel from here: the decision stands), back in line for a slot.
     setStatus('running');
+    await acquireSlot();
 
     if (decision === 'approved' || step.on_reject === 'continue') {
       await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: outcome });

@@ -115,6 +115,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         secretBox: box,
         dispatcher,
         webhooks,
+        temporal: { client: temporal, taskQueue },
         // The gateway's address is known only once it listens, hence the getter.
         reviewNotices: {
           mailer: webhooks.mailer,

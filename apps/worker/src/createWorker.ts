@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
@@ -15,6 +16,8 @@ export interface WorkerDeps {
   webhooks: WebhookRuntime;
   /** Signs the review-page links mailed to assignees. */
   reviewLinks: ReviewLinkSigner;
+  /** Reaches the per-workspace slot keepers (concurrency limits). */
+  temporalClient: Client;
 }
 
 export async function connectWorkerTemporal(config: Config): Promise<NativeConnection> {
@@ -45,6 +48,7 @@ export async function createWorker(deps: WorkerDeps, connection: NativeConnectio
       dispatcher,
       webhooks: deps.webhooks,
       reviewNotices: { mailer: deps.webhooks.mailer, links: deps.reviewLinks, baseUrl: config.BASE_URL },
+      temporal: { client: deps.temporalClient, taskQueue: config.TEMPORAL_TASK_QUEUE },
     }),
   });
 }

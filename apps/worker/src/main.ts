@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
       logger,
       webhooks,
+      temporalClient: temporal.client,
     },
     connection,
   );

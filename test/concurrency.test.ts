@@ -1,0 +1,188 @@
+import { setWorkspacePlan } from '@svc/domain';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { slow, waitFor } from './helpers/fixtures';
+import { spawnApp } from './helpers/processes';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+/** An enterprise workspace whose concurrency limit is `limit`. */
+async function limitedTenant(limit: number) {
+  const t = await stack.tenant({ plan: 'enterprise' });
+  await setWorkspacePlan(stack.db.prisma, t.workspaceId, { plan: 'enterprise', concurrency: limit });
+  return t;
+}
+
+async function startMany(key: string, workflowId: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await stack.api('POST', `/api/v1/workflows/${workflowId}/runs`, { key, body: { input: { i } } });
+    expect(r.status).toBe(201);
+    ids.push(r.body.id);
+  }
+  return ids;
+}
+
+const statuses = async (ids: string[]) =>
+  (await stack.db.prisma.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } })).reduce<Record<string, number>>(
+    (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
+    {},
+  );
+
+describe('concurrency limits', () => {
+  it('never runs more than the limit; the rest wait queued and run first come, first served', async () => {
+    const { key, workspaceId } = await limitedTenant(2);
+    const wf = await stack.apply(workspaceId, slow(1500, 'limited'));
+    // Two start at once; the next four, started while both slots are taken, wait in order.
+    const ids = await startMany(key, wf.id, 2);
+    await waitFor(
+      () => statuses(ids),
+      (s) => s.running === 2,
+    );
+    ids.push(...(await startMany(key, wf.id, 4)));
+
+    const early = await statuses(ids);
+    expect(early).toEqual({ running: 2, queued: 4 });
+    let maxRunning = 0;
+    const done = waitFor(
+      () => statuses(ids),
+      (s) => s.succeeded === 6,
+      60_000,
+      50,
+    );
+    const sampler = (async () => {
+      for (let k = 0; k < 300; k++) {
+        const s = await statuses(ids);
+        maxRunning = Math.max(maxRunning, s.running ?? 0);
+        if (s.succeeded === 6) return;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    })();
+    await Promise.all([done, sampler]);
+    expect(maxRunning).toBeLessThanOrEqual(2);
+
+    // First come, first served: the runs started in waves of two, in the order they were
+    // created (within a wave, two slots granted together may record either first).
+    const rows = await stack.db.prisma.run.findMany({ where: { id: { in: ids } }, orderBy: { startedAt: 'asc' } });
+    const started = rows.map((r) => r.id);
+    for (let wave = 0; wave < 3; wave++) {
+      expect(new Set(started.slice(wave * 2, wave * 2 + 2))).toEqual(new Set(ids.slice(wave * 2, wave * 2 + 2)));
+    }
+  });
+
+  it('does not delay other workspaces', async () => {
+    const busy = await limitedTenant(1);
+    const busyWf = await stack.apply(busy.workspaceId, slow(3000, 'busy'));
+    await startMany(busy.key, busyWf.id, 3);
+    const other = await stack.tenant();
+    const wf = await stack.apply(other.workspaceId, slow(10, 'quick'));
+    const t0 = Date.now();
+    const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key: other.key, body: { input: {}, wait: true } });
+    expect(r.body.status).toBe('succeeded');
+    expect(Date.now() - t0).toBeLessThan(2500);
+  });
+
+  it('cancels a queued run before any step, freeing its place in the queue', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const wf = await stack.apply(workspaceId, slow(1500, 'queue-cancel'));
+    const [first, second, third] = await startMany(key, wf.id, 3);
+    await waitFor(
+      () => statuses([first]),
+      (s) => s.running === 1,
+    );
+    const c = await stack.api('POST', `/api/v1/runs/${second}/cancel`, { key });
+    expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
+    expect(c.body.steps.every((s: any) => s.status === 'cancelled' && s.attempts === 0)).toBe(true);
+    expect(c.body.started_at).toBeNull();
+    await waitFor(
+      () => statuses([first, third]),
+      (s) => s.succeeded === 2,
+      30_000,
+    );
+    expect((await stack.api('GET', `/api/v1/runs/${second}`, { key })).body.status).toBe('cancelled');
+  });
+
+  it('gives the slot back when a run waits for review, and when a worker is restarted mid-run', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const review = await stack.apply(workspaceId, {
+      name: 'Gate',
+      slug: 'gate',
+      steps: [
+        { key: 'ok', type: 'review', title: 'Go?' },
+        { key: 'after', type: 'delay', duration: '1500ms' },
+      ],
+    });
+    const paused = await stack.api('POST', `/api/v1/workflows/${review.id}/runs`, { key, body: { input: {}, wait: true } });
+    expect(paused.body.status).toBe('waiting_for_review');
+    const plain = await stack.apply(workspaceId, slow(1500, 'after-review'));
+    const [next] = await startMany(key, plain.id, 1);
+    await waitFor(
+      () => statuses([next]),
+      (s) => s.running === 1,
+    ); // the paused run holds no slot
+
+    await stack.stopWorker(); // mid-run
+    await stack.startWorker();
+    await waitFor(
+      () => statuses([next]),
+      (s) => s.succeeded === 1,
+      30_000,
+    );
+    await stack.api('POST', `/api/v1/runs/${paused.body.id}/review`, { key, body: { decision: 'approve' } });
+    await waitFor(
+      () => statuses([paused.body.id]),
+      (s) => s.succeeded === 1,
+      30_000,
+    );
+  });
+
+  it('reclaims the slot of a run terminated from Temporal', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const wf = await stack.apply(workspaceId, slow(60_000, 'terminated'));
+    const [stuck, waiting] = await startMany(key, wf.id, 2);
+    await waitFor(
+      () => statuses([stuck]),
+      (s) => s.running === 1,
+    );
+    expect(await statuses([waiting])).toEqual({ queued: 1 });
+    await stack.temporal.workflow.getHandle(stuck).terminate('operator test');
+    await waitFor(
+      () => statuses([waiting]),
+      (s) => s.running === 1,
+      30_000,
+    );
+  });
+  it('gives the slot back after the worker process is killed (kill -9) mid-run', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const wf = await stack.apply(workspaceId, slow(2000, 'killed'));
+    // Only a separate worker process serves the task queue while the runs start.
+    await stack.stopWorker();
+    const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' }, /worker running/);
+    try {
+      const [first, second] = await startMany(key, wf.id, 2);
+      await waitFor(
+        () => statuses([first, second]),
+        (s) => s.running === 1 && s.queued === 1,
+      );
+      await worker.stop('SIGKILL');
+    } finally {
+      await worker.stop('SIGKILL');
+      await stack.startWorker();
+    }
+    const runs = await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } });
+    await waitFor(
+      () => statuses(runs.map((r) => r.id)),
+      (s) => s.succeeded === 2,
+      60_000,
+    );
+    const steps = await stack.db.prisma.runStep.findMany({ where: { runId: { in: runs.map((r) => r.id) } } });
+    expect(steps.every((st) => st.status === 'succeeded' && st.attempts === 1)).toBe(true);
+  });
+});
