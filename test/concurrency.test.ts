@@ -143,6 +143,43 @@ describe('concurrency limits', () => {
     );
   });
 
+  it('gets the slot back from failed, timed-out and cancelled runs', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const failing = await stack.apply(workspaceId, {
+      name: 'Fails',
+      slug: 'fails',
+      steps: [
+        { key: 'pause', type: 'delay', duration: '300ms' },
+        { key: 'boom', type: 'transform', expression: "$error('no')" },
+      ],
+    });
+    const expiring = await stack.apply(workspaceId, {
+      name: 'Expires',
+      slug: 'expires',
+      steps: [
+        { key: 'pause', type: 'delay', duration: '300ms' },
+        { key: 'gate', type: 'review', title: 'Go?', timeout: '1s', on_timeout: 'reject' },
+      ],
+    });
+    const plain = await stack.apply(workspaceId, slow(300, 'after-all'));
+    // One slot: each run starts only once the one before it has given its slot back.
+    const [failed] = await startMany(key, failing.id, 1);
+    const [expired] = await startMany(key, expiring.id, 1);
+    const [cancelled] = await startMany(key, expiring.id, 1);
+    const [last] = await startMany(key, plain.id, 1);
+    await waitFor(
+      () => statuses([cancelled]),
+      (s) => s.waiting_for_review === 1,
+    );
+    expect((await stack.api('POST', `/api/v1/runs/${cancelled}/cancel`, { key })).status).toBe(200);
+    const end = await waitFor(
+      () => statuses([failed, expired, cancelled, last]),
+      (s) => s.succeeded === 1,
+      30_000,
+    );
+    expect(end).toEqual({ failed: 2, cancelled: 1, succeeded: 1 });
+  });
+
   it('reclaims the slot of a run terminated from Temporal', async () => {
     const { key, workspaceId } = await limitedTenant(1);
     const wf = await stack.apply(workspaceId, slow(60_000, 'terminated'));
