@@ -1,4 +1,3 @@
-import { setWorkspacePlan } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { slow, waitFor } from './helpers/fixtures';
@@ -14,11 +13,7 @@ afterAll(async () => {
 });
 
 /** An enterprise workspace whose concurrency limit is `limit`. */
-async function limitedTenant(limit: number) {
-  const t = await stack.tenant({ plan: 'enterprise' });
-  await setWorkspacePlan(stack.db.prisma, t.workspaceId, { plan: 'enterprise', concurrency: limit });
-  return t;
-}
+const limitedTenant = (limit: number) => stack.tenant({ limits: { concurrency: limit } });
 
 async function startMany(key: string, workflowId: string, n: number): Promise<string[]> {
   const ids: string[] = [];
@@ -161,11 +156,19 @@ describe('concurrency limits', () => {
         { key: 'gate', type: 'review', title: 'Go?', timeout: '1s', on_timeout: 'reject' },
       ],
     });
+    const gated = await stack.apply(workspaceId, {
+      name: 'Gated',
+      slug: 'gated',
+      steps: [
+        { key: 'pause', type: 'delay', duration: '300ms' },
+        { key: 'gate', type: 'review', title: 'Go?' },
+      ],
+    });
     const plain = await stack.apply(workspaceId, slow(300, 'after-all'));
     // One slot: each run starts only once the one before it has given its slot back.
     const [failed] = await startMany(key, failing.id, 1);
     const [expired] = await startMany(key, expiring.id, 1);
-    const [cancelled] = await startMany(key, expiring.id, 1);
+    const [cancelled] = await startMany(key, gated.id, 1);
     const [last] = await startMany(key, plain.id, 1);
     await waitFor(
       () => statuses([cancelled]),

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { createApiKey, SCOPES, setWorkspacePlan } from '@svc/domain';
+import { createApiKey, SCOPES } from '@svc/domain';
 import { greet, waitFor } from './helpers/fixtures';
 import type { HttpAnswer } from './helpers/http';
 import { ROOT, spawnApp } from './helpers/processes';
@@ -67,8 +67,7 @@ function svc(args: string[]) {
 
 /** An enterprise workspace with a small custom figure, and `keys` keys holding every scope. */
 async function enterprise(ratePerMin: number, keys = 1) {
-  const t = await stack.tenant();
-  await setWorkspacePlan(stack.db.prisma, t.workspaceId, { plan: 'enterprise', rateLimitPerMin: ratePerMin });
+  const t = await stack.tenant({ limits: { rateLimitPerMin: ratePerMin } });
   const all = [t.key];
   for (let i = 1; i < keys; i++)
     all.push((await createApiKey(stack.db.prisma, { workspaceId: t.workspaceId, name: `k${i}`, scopes: [...SCOPES] })).key);

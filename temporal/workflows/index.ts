@@ -1,4 +1,3 @@
 // The one barrel the worker bundles: deterministic code only.
 export { runWorkflow } from './runWorkflow';
 export { deliveryWorkflow } from './deliveryWorkflow';
-export { slotsWorkflow } from './slotsWorkflow';

@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
-  getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   sleep,
@@ -17,7 +16,7 @@ import type { DecideReviewInput, RunControlFailure } from '../shared/messages';
 import type { RunError, RunStatus, RunWorkflowInput, StepError, StepsContext } from '../shared/runTypes';
 import { TERMINAL_STATUSES, SETTLED_STATUSES } from '../shared/runTypes';
 import { SA_RUN_STATUS } from '../shared/searchAttributes';
-import { releaseSlotSignal, slotGrantedSignal, slotsWorkflowId } from '../shared/slots';
+import { slotGrantedSignal } from '../shared/slots';
 
 // Bookkeeping activities: short, idempotent writes to the read model; retried until the
 // database is back, so a database outage delays a run but never loses its state.
@@ -25,6 +24,11 @@ const bookkeeping = proxyActivities<RunActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
+
+// A run waiting for a concurrency slot re-checks its place at growing intervals (its history
+// stays short however long it waits).
+const SLOT_RECHECK_MIN_MS = 5_000;
+const SLOT_RECHECK_MAX_MS = 60_000;
 
 function stepActivityOptions(step: StepDefinition): ActivityOptions {
   const timeoutMs = step.type === 'http' ? step.timeout_ms + 10_000 : 60_000;
@@ -127,21 +131,22 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   /** Waits (first come, first served) for a slot; false when the run was cancelled meanwhile. */
   async function acquireSlot(): Promise<boolean> {
     slot = 'waiting';
-    await bookkeeping.requestSlot({ workspaceId, runId });
-    await condition(() => slot === ('held' as typeof slot) || cancelRequested);
+    // Told by a signal when a slot frees; re-checks its place now and then all the same, which
+    // also reclaims slots of runs that ended without giving theirs back (terminated ones).
+    for (let recheckMs = SLOT_RECHECK_MIN_MS; ; recheckMs = Math.min(recheckMs * 2, SLOT_RECHECK_MAX_MS)) {
+      const { granted } = await bookkeeping.acquireSlot({ workspaceId, runId });
+      if (granted && slot === 'waiting') slot = 'held';
+      if (await condition(() => slot === ('held' as typeof slot) || cancelRequested, recheckMs)) break;
+    }
     // An accepted cancellation wins even over a slot granted in the same instant.
     if (!cancelRequested) return true;
-    await releaseSlot(); // give the slot back, or leave the queue
+    await releaseSlot(); // give the slot back, or leave the line
     return false;
   }
   async function releaseSlot(): Promise<void> {
     if (slot === 'none') return;
     slot = 'none';
-    try {
-      await getExternalWorkflowHandle(slotsWorkflowId(workspaceId)).signal(releaseSlotSignal, { runId });
-    } catch {
-      // The keeper is gone (it stops only when no run holds or waits); nothing to give back.
-    }
+    await bookkeeping.releaseSlot({ workspaceId, runId });
   }
 
   const steps: StepsContext = {};

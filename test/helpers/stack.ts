@@ -9,15 +9,7 @@ import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import {
-  applyWorkflow,
-  createApiKey,
-  createAddressPolicy,
-  createGuardedDispatcher,
-  createWorkspace,
-  SCOPES,
-  validateDefinition,
-} from '@svc/domain';
+import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import { createApp, createRateLimiter } from '@svc/gateway';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
@@ -31,6 +23,7 @@ import {
 } from '@svc/temporal';
 import type { DeliveryRelay } from '@svc/temporal';
 import { call } from './http';
+import { tenantFactory } from './tenants';
 import type { HttpAnswer } from './http';
 
 /** Everything an integration test needs: a real gateway and worker on the real servers of globalSetup. */
@@ -41,9 +34,8 @@ export interface TestStack {
   box: SecretBox;
   temporal: Client;
   taskQueue: string;
-  /** A workspace with a key holding every scope (or the given ones). */
-  tenant(opts?: { plan?: string; scopes?: string[] }): Promise<{ workspaceId: string; key: string }>;
-  apply(workspaceId: string, document: unknown): Promise<{ id: string; version: number }>;
+  tenant: ReturnType<typeof tenantFactory>['tenant'];
+  apply: ReturnType<typeof tenantFactory>['apply'];
   api(
     method: string,
     path: string,
@@ -115,7 +107,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         secretBox: box,
         dispatcher,
         webhooks,
-        temporal: { client: temporal, taskQueue },
+        temporal: { client: temporal },
         // The gateway's address is known only once it listens, hence the getter.
         reviewNotices: {
           mailer: webhooks.mailer,
@@ -170,15 +162,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     box,
     temporal,
     taskQueue,
-    async tenant(opts = {}) {
-      const ws = await createWorkspace(db.prisma, { name: `test-${randomBytes(3).toString('hex')}`, plan: opts.plan ?? 'pro' });
-      const key = await createApiKey(db.prisma, { workspaceId: ws.id, name: 'test', scopes: opts.scopes ?? [...SCOPES] });
-      return { workspaceId: ws.id, key: key.key };
-    },
-    async apply(workspaceId, document) {
-      const r = await applyWorkflow(db.prisma, box, { workspaceId, definition: validateDefinition(document), baseUrl: url });
-      return { id: r.workflow.id, version: r.workflow.version };
-    },
+    ...tenantFactory(db, box, () => url),
     async api(method, p, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -16,7 +16,7 @@ export interface WorkerDeps {
   webhooks: WebhookRuntime;
   /** Signs the review-page links mailed to assignees. */
   reviewLinks: ReviewLinkSigner;
-  /** Reaches the per-workspace slot keepers (concurrency limits). */
+  /** Tells waiting runs they were given a concurrency slot, and checks holders are alive. */
   temporalClient: Client;
 }
 
@@ -48,7 +48,7 @@ export async function createWorker(deps: WorkerDeps, connection: NativeConnectio
       dispatcher,
       webhooks: deps.webhooks,
       reviewNotices: { mailer: deps.webhooks.mailer, links: deps.reviewLinks, baseUrl: config.BASE_URL },
-      temporal: { client: deps.temporalClient, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      temporal: { client: deps.temporalClient },
     }),
   });
 }

@@ -20,6 +20,7 @@ export * from './runs/startRun';
 export * from './triggers';
 export * from './events/events';
 export * from './runs/cancelRun';
+export * from './runs/slots';
 export * from './reviews/reviews';
 export * from './webhooks';
 export * from './mail';
