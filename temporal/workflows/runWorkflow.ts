@@ -30,12 +30,18 @@ const bookkeeping = proxyActivities<RunActivities>({
 const SLOT_RECHECK_MIN_MS = 5_000;
 const SLOT_RECHECK_MAX_MS = 60_000;
 
+// The step activity settles a step's own failures itself (it returns `failed` once the step's
+// attempts are used up), so Temporal's bound only meets attempts lost to the platform — a
+// worker killed or the Temporal server restarted mid-attempt: those are retried, so a step
+// never fails for them (they do show in its attempt count).
+const PLATFORM_RETRY_ALLOWANCE = 10;
+
 function stepActivityOptions(step: StepDefinition): ActivityOptions {
-  const timeoutMs = step.type === 'http' ? step.timeout_ms + 10_000 : 60_000;
+  const timeoutMs = step.type === 'http' ? step.timeout_ms + 10_000 : 30_000;
   return {
     startToCloseTimeout: timeoutMs,
     retry: {
-      maximumAttempts: step.retry.max_attempts,
+      maximumAttempts: step.retry.max_attempts + PLATFORM_RETRY_ALLOWANCE,
       initialInterval: step.retry.interval_ms,
       backoffCoefficient: step.retry.backoff === 'exponential' ? 2 : 1,
       maximumInterval: Math.max(step.retry.interval_ms, 60_000),
