@@ -15,6 +15,7 @@ export { connectTemporalClient } from './client/connection';
 export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
+export { isTemporalUnavailable } from './client/unavailable';
 export * from './shared/eventTypes';
 export * from './shared/messages';
 export * from './shared/runTypes';

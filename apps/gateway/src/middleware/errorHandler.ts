@@ -1,13 +1,21 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '@svc/config';
+import { isDatabaseUnavailable } from '@svc/db';
 import { AppError } from '@svc/domain';
+import { isTemporalUnavailable } from '@svc/temporal';
 import { sendProblem } from '../http/problem';
 
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
 };
 
-/** The last handler: known errors become problems; anything else is logged and answered as 500. */
+/** How long a client should wait before retrying while PostgreSQL or Temporal is away. */
+const UNAVAILABLE_RETRY_AFTER_S = '5';
+
+/**
+ * The last handler: known errors become problems; PostgreSQL or Temporal out of reach is a
+ * 503 the client may retry; anything else is logged and answered as 500.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
@@ -17,6 +25,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof AppError) {
       if (err.status >= 500) logger.warn({ requestId: res.locals.requestId, code: err.code }, err.message);
       sendProblem(res, err);
+      return;
+    }
+    const away = isDatabaseUnavailable(err) ? 'database' : isTemporalUnavailable(err) ? 'temporal' : undefined;
+    if (away) {
+      logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.path, away }, `${away} unavailable`);
+      sendProblem(
+        res,
+        new AppError('unavailable', 'The service is briefly unavailable; retry the request', {
+          headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER_S },
+        }),
+      );
       return;
     }
     logger.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
