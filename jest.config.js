@@ -27,8 +27,16 @@ module.exports = {
       displayName: 'integration',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '/test/faults/'],
       globalSetup: '<rootDir>/test/setup/globalSetup.cjs',
       globalTeardown: '<rootDir>/test/setup/globalTeardown.cjs',
+    },
+    {
+      // Real processes killed and servers restarted: each file brings up a stack of its own.
+      ...common,
+      displayName: 'faults',
+      roots: ['<rootDir>/test/faults'],
+      testMatch: ['**/*.test.ts'],
     },
   ],
 };

@@ -9,8 +9,8 @@ export interface Recorded {
   body: string;
 }
 
-/** A real HTTP server on 127.0.0.1 whose answers each test scripts. */
-export async function startEchoServer(handler: (req: Recorded, res: ServerResponse) => void) {
+/** A real HTTP server on 127.0.0.1 whose answers each test scripts (on `port`, or any free one). */
+export async function startEchoServer(handler: (req: Recorded, res: ServerResponse) => void, port = 0) {
   const requests: Recorded[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -21,11 +21,11 @@ export async function startEchoServer(handler: (req: Recorded, res: ServerRespon
       handler(rec, res);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     requests,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
