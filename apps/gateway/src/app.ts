@@ -15,6 +15,9 @@ import { hookRoutes } from './routes/hooks';
 import { runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
+import { docsRoutes } from './routes/docs';
+import { deprecationNotices } from './openapi/deprecation';
+import { methodNotAllowed } from './openapi/methodNotAllowed';
 
 /** The gateway as an Express app, without `listen`: main.ts and the tests both build it. */
 export function createApp(deps: GatewayDeps): Express {
@@ -26,6 +29,8 @@ export function createApp(deps: GatewayDeps): Express {
   const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
 
   app.use(requestId);
+  // Deprecated operations (as the contract registers them) answer with Deprecation/Sunset/Link.
+  app.use(deprecationNotices(openapi));
   app.use(metrics.observe);
   app.use(healthRoutes(deps.readiness));
   app.get('/metrics', async (_req, res) => {
@@ -47,6 +52,8 @@ export function createApp(deps: GatewayDeps): Express {
   api.use(workflowRoutes(deps));
   api.use(runRoutes(deps));
   api.use(webhookEndpointRoutes(deps));
+  // A documented path with an undocumented method: 405 + Allow (not 404).
+  api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);
   // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
   // authenticate; browsers never call webhooks.
@@ -54,6 +61,8 @@ export function createApp(deps: GatewayDeps): Express {
 
   // Pages for people (assignees' browsers), hence outside /api/v1 and its browser refusal.
   app.use(reviewPageRoutes(deps));
+  // The API reference for people (Swagger UI over the same document), no key, browsers welcome.
+  app.use(docsRoutes(openapi));
 
   app.use(notFound);
   app.use(bodyParserErrors);

@@ -20,6 +20,7 @@ describe('banner', () => {
     });
     expect(text).toContain('http://localhost:8080/api/v1\n');
     expect(text).toContain('http://localhost:8080/api/v1/openapi.json');
+    expect(text).toContain('http://localhost:8080/docs');
     expect(text).toContain('http://127.0.0.1:8233');
     expect(text).toContain('svc_abc');
     const curl = text.split('\n').find((l) => l.trim().startsWith('curl'));

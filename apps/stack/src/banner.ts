@@ -33,6 +33,7 @@ export function formatBanner(b: BannerInfo): string {
   const rows: Array<[string, string]> = [
     ['API', `${b.baseUrl}/api/v1`],
     ['OpenAPI', `${b.baseUrl}/api/v1/openapi.json`],
+    ['API reference', `${b.baseUrl}/docs`],
     ['Temporal UI', b.temporalUiUrl ?? '(external Temporal: see your cluster)'],
     ['Data', `${b.dataDir}${b.embedded.postgres || b.embedded.temporal ? '' : ' (not used: external PostgreSQL and Temporal)'}`],
   ];

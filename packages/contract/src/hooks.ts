@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idParam, IdempotencyKey, JsonObject } from './common';
 import { RUN_STATUSES } from './runs';
 
 /** API.md §6: the inbound webhook trigger `POST /hooks/{trigger_id}`. */
@@ -6,7 +7,7 @@ import { RUN_STATUSES } from './runs';
 export const TRIGGER_BODY_LIMIT_BYTES = 256 * 1024;
 
 export const TriggerIdParams = z.object({
-  trigger_id: z.string().meta({ description: "The workflow's trigger id, as in `trigger.url`.", example: 'trg_0123456789abcdefghijklmn' }),
+  trigger_id: idParam('trg', 'trg_0123456789abcdefghijklmn').meta({ description: "The workflow's trigger id, as in `trigger.url`." }),
 });
 
 export const HookHeaders = z.object({
@@ -22,21 +23,16 @@ export const HookHeaders = z.object({
         "Lowercase hex HMAC-SHA256 of the exact raw body bytes, keyed with the trigger's signing secret; an optional `sha256=` prefix is " +
         "accepted (required when the trigger's `signature` is on). Uppercase hex is refused.",
     }),
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(257)
-    .optional()
-    .meta({
-      description:
-        '1–255 printable ASCII characters, quoted or bare. A key seen on this trigger within 24 h answers 200 with the original run id, ' +
-        'whatever the body, and starts nothing.',
-    }),
+  'Idempotency-Key': IdempotencyKey.optional().meta({
+    description:
+      '1–255 printable ASCII characters, bare or in double quotes. A key seen on this trigger within 24 h answers 200 with the ' +
+      'original run id, whatever the body, and starts nothing.',
+  }),
 });
 
-export const HookPayload = z.record(z.string(), z.unknown()).meta({
+export const HookPayload = JsonObject.meta({
   id: 'TriggerPayload',
-  description: "Any JSON object, at most 256 KB (262144 bytes) as sent; it becomes the run's `input`.",
+  description: "Any JSON object, at most 256 KB (262144 bytes) as sent, with no U+0000 in any string; it becomes the run's `input`.",
 });
 
 export const HookAccepted = z

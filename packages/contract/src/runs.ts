@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import { PageQuery, pageOf, Timestamp } from './common';
+import { idParam, JsonObject, PageQuery, pageOf, Timestamp } from './common';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting_for_review', 'cancelled'] as const;
 
-export const RunIdParams = z.object({ run_id: z.string().meta({ example: 'run_0123456789abcdefghijklmn' }) });
+export const RunIdParams = z.object({ run_id: idParam('run', 'run_0123456789abcdefghijklmn') });
 
 export const StartRunBody = z
   .strictObject({
-    input: z
-      .record(z.string(), z.unknown())
-      .meta({ description: 'The run input (a JSON object, at most 1 MiB), checked against the workflow input_schema.' }),
+    input: JsonObject.meta({
+      description:
+        'The run input: a JSON object of at most 1 MiB, checked against the workflow input_schema. No string in it may contain U+0000.',
+    }),
     wait: z.boolean().optional().meta({ description: 'Hold the request until the run settles or 25 s pass.' }),
   })
   .meta({ id: 'StartRunRequest' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, pageOf, Timestamp } from './common';
+import { idParam, PageQuery, pageOf, StorableString, Timestamp } from './common';
 
 /** Event kinds (API.md §7). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -14,8 +14,8 @@ export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as c
 
 export const EventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType' });
 
-export const EndpointIdParams = z.object({ endpoint_id: z.string().meta({ example: 'we_0123456789abcdefghijklmn' }) });
-export const DeliveryIdParams = EndpointIdParams.extend({ delivery_id: z.string().meta({ example: 'dlv_0123456789abcdefghijklmn' }) });
+export const EndpointIdParams = z.object({ endpoint_id: idParam('we', 'we_0123456789abcdefghijklmn') });
+export const DeliveryIdParams = EndpointIdParams.extend({ delivery_id: idParam('dlv', 'dlv_0123456789abcdefghijklmn') });
 
 const url = z
   .string()
@@ -32,7 +32,7 @@ const eventTypes = z
   .min(1)
   .max(WEBHOOK_EVENT_TYPES.length * 2)
   .meta({ description: 'The event kinds sent to this endpoint (at least one).' });
-const description = z.string().max(500);
+const description = StorableString.max(500);
 
 export const CreateEndpointBody = z
   .strictObject({

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import type { oas31, ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { PageQuery } from './common';
+import type { Deprecation } from './deprecation';
 import {
   CreatedWebhookEndpoint,
   CreateEndpointBody,
@@ -19,44 +20,94 @@ import {
   WebhookEndpointList,
 } from './webhooks';
 
-/** The document helpers of openapi.ts (security, shared error answers, Request-Id). */
+/** An operation as registered in the contract: its scope (none: no API key) and its deprecation, if any. */
+export type OperationSpec = ZodOpenApiOperationObject & { scope?: string; deprecation?: Deprecation };
+
+/** The document helpers of openapi.ts (security, shared error answers, deprecation). */
 export interface OpenApiHelpers {
-  op(o: ZodOpenApiOperationObject & { scope?: string }): ZodOpenApiOperationObject;
+  op(o: OperationSpec): ZodOpenApiOperationObject;
   ok(schema: z.ZodType, description: string): ZodOpenApiResponseObject;
-  problem(description: string): ZodOpenApiResponseObject;
+  problem(description: string, headers?: oas31.HeadersObject): ZodOpenApiResponseObject;
 }
 
 /** `/api/v1/webhook-endpoints…` (API.md §7). */
 export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
   const notFound = problem('No such endpoint in this workspace (endpoint_not_found).');
   const json = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+  const tags = ['Webhook endpoints'];
+  const bodyErrors = {
+    '400': problem('Malformed JSON (invalid_json).'),
+    '413': problem('The body is too large (payload_too_large).'),
+    '415': problem('Body is not application/json (unsupported_media_type).'),
+  };
+  const endpointLinks = Object.fromEntries(
+    (
+      [
+        ['GetEndpoint', 'getWebhookEndpoint', 'Read the endpoint.'],
+        ['UpdateEndpoint', 'updateWebhookEndpoint', 'Update the endpoint.'],
+        ['DeleteEndpoint', 'deleteWebhookEndpoint', 'Delete the endpoint.'],
+        ['RotateSecret', 'rotateWebhookEndpointSecret', 'Rotate its signing secret.'],
+        ['ListDeliveries', 'listWebhookDeliveries', 'Its delivery log.'],
+      ] as const
+    ).map(([name, operationId, description]) => [name, { operationId, parameters: { endpoint_id: '$response.body#/id' }, description }]),
+  );
   return {
     '/api/v1/webhook-endpoints': {
       post: op({
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
         description: 'Answers with the endpoint and its signing `secret`, which is shown only here and on rotation.',
+        tags,
         scope: 'webhooks:write',
         requestBody: json(CreateEndpointBody),
         responses: {
-          '201': ok(CreatedWebhookEndpoint, 'The endpoint, with its secret.'),
-          '400': problem('Malformed JSON.'),
-          '415': problem('Body is not application/json.'),
+          '201': {
+            ...ok(CreatedWebhookEndpoint, 'The endpoint, with its secret.'),
+            headers: {
+              Location: {
+                required: true,
+                schema: { type: 'string' },
+                description: '`/api/v1/webhook-endpoints/{id}`',
+                example: '/api/v1/webhook-endpoints/we_0123',
+              },
+            },
+            links: endpointLinks,
+          },
+          ...bodyErrors,
           '422': problem('Validation failed (validation_failed), or the URL is not https or targets a refused address (url_not_allowed).'),
         },
       }),
       get: op({
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
+        tags,
         scope: 'webhooks:read',
         requestParams: { query: PageQuery },
-        responses: { '200': ok(WebhookEndpointList, 'A page of endpoints, newest first.'), '400': problem('Bad query parameters.') },
+        responses: {
+          '200': {
+            ...ok(WebhookEndpointList, 'A page of endpoints, newest first.'),
+            links: {
+              GetFirstEndpoint: {
+                operationId: 'getWebhookEndpoint',
+                parameters: { endpoint_id: '$response.body#/data/0/id' },
+                description: 'Read the first endpoint of the page.',
+              },
+              ListFirstEndpointDeliveries: {
+                operationId: 'listWebhookDeliveries',
+                parameters: { endpoint_id: '$response.body#/data/0/id' },
+                description: 'The delivery log of the first endpoint of the page.',
+              },
+            },
+          },
+          '400': problem('Bad query parameters (invalid_request).'),
+        },
       }),
     },
     '/api/v1/webhook-endpoints/{endpoint_id}': {
       get: op({
         operationId: 'getWebhookEndpoint',
         summary: 'Get a webhook endpoint',
+        tags,
         scope: 'webhooks:read',
         requestParams: { path: EndpointIdParams },
         responses: { '200': ok(WebhookEndpoint, 'The endpoint.'), '404': notFound },
@@ -65,20 +116,21 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         operationId: 'updateWebhookEndpoint',
         summary: 'Update a webhook endpoint (url, event_types, description, enabled)',
         description: '`enabled: true` re-enables a disabled endpoint: delivery of new events resumes.',
+        tags,
         scope: 'webhooks:write',
         requestParams: { path: EndpointIdParams },
         requestBody: json(UpdateEndpointBody),
         responses: {
           '200': ok(WebhookEndpoint, 'The endpoint as updated.'),
-          '400': problem('Malformed JSON.'),
+          ...bodyErrors,
           '404': notFound,
-          '415': problem('Body is not application/json.'),
-          '422': problem('Validation failed, or url_not_allowed.'),
+          '422': problem('Validation failed (validation_failed), or the URL is refused (url_not_allowed).'),
         },
       }),
       delete: op({
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint and its delivery log',
+        tags,
         scope: 'webhooks:write',
         requestParams: { path: EndpointIdParams },
         responses: { '204': { description: 'Deleted; pending deliveries end without sending.' }, '404': notFound },
@@ -91,19 +143,40 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         description:
           'A new secret signs from now on; the previous one keeps signing for 24 h (`previous_secret_expires_at`), so ' +
           'deliveries carry two `v1=` signatures, newest first. No request body.',
+        tags,
         scope: 'webhooks:write',
         requestParams: { path: EndpointIdParams },
-        responses: { '200': ok(RotatedSecret, 'The new secret.'), '404': notFound },
+        responses: {
+          '200': ok(RotatedSecret, 'The new secret.'),
+          ...bodyErrors,
+          '404': notFound,
+          '422': problem('A body other than nothing or `{}` (validation_failed).'),
+        },
       }),
     },
     '/api/v1/webhook-endpoints/{endpoint_id}/deliveries': {
       get: op({
         operationId: 'listWebhookDeliveries',
         summary: 'The delivery log of an endpoint',
+        tags,
         scope: 'webhooks:read',
         requestParams: { path: EndpointIdParams, query: ListDeliveriesQuery },
         responses: {
-          '200': ok(DeliveryList, 'A page of deliveries, newest first.'),
+          '200': {
+            ...ok(DeliveryList, 'A page of deliveries, newest first.'),
+            links: {
+              GetFirstDelivery: {
+                operationId: 'getWebhookDelivery',
+                parameters: { endpoint_id: '$request.path.endpoint_id', delivery_id: '$response.body#/data/0/id' },
+                description: 'The first delivery of the page, with its attempts.',
+              },
+              RetryFirstDelivery: {
+                operationId: 'retryWebhookDelivery',
+                parameters: { endpoint_id: '$request.path.endpoint_id', delivery_id: '$response.body#/data/0/id' },
+                description: 'Send the first delivery of the page again.',
+              },
+            },
+          },
           '400': problem('Bad query parameters.'),
           '404': notFound,
         },
@@ -113,11 +186,12 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
       get: op({
         operationId: 'getWebhookDelivery',
         summary: 'One delivery with every attempt',
+        tags,
         scope: 'webhooks:read',
         requestParams: { path: DeliveryIdParams },
         responses: {
           '200': ok(DeliveryWithAttempts, 'The delivery and its attempts, oldest first.'),
-          '404': problem('No such endpoint or delivery.'),
+          '404': problem('No such endpoint or delivery (endpoint_not_found / not_found).'),
         },
       }),
     },
@@ -128,12 +202,15 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         description:
           'Starts a new attempt sequence over the whole retry schedule, beginning within about a second; an earlier sequence still ' +
           'running for this delivery is superseded. No request body.',
+        tags,
         scope: 'webhooks:write',
         requestParams: { path: DeliveryIdParams },
         responses: {
           '202': ok(Delivery, 'Accepted: the delivery, pending again.'),
+          ...bodyErrors,
           '404': problem('No such endpoint or delivery.'),
           '409': problem('The endpoint is disabled (conflict): re-enable it first.'),
+          '422': problem('A body other than nothing or `{}` (validation_failed).'),
         },
       }),
     },
@@ -148,6 +225,9 @@ export function webhookEventsDocument(): ZodOpenApiPathsObject {
       {
         post: {
           operationId: `event_${type.replace('.', '_')}`,
+          tags: ['Events'],
+          // The receiver authenticates a delivery by its Svc-Signature header, not by an HTTP security scheme.
+          security: [],
           summary: `${type} — sent to endpoints subscribed to it`,
           description:
             'POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx ' +

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pageOf, Timestamp } from './common';
+import { idParam, pageOf, Timestamp } from './common';
 
-export const WorkflowIdParams = z.object({ workflow_id: z.string().meta({ example: 'wf_0123456789abcdefghijklmn' }) });
+export const WorkflowIdParams = z.object({ workflow_id: idParam('wf', 'wf_0123456789abcdefghijklmn') });
 
 export const Workflow = z
   .object({

@@ -43,6 +43,26 @@ export interface StartRunResult {
   replayed: boolean;
 }
 
+/** Where a string (value or key) holds U+0000, which PostgreSQL cannot store; null when none does. */
+function pathOfNul(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = pathOfNul(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return `${path}.${JSON.stringify(k).slice(1, -1)}`;
+      const found = pathOfNul(v, `${path}.${k}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 /**
  * Starts a run, exactly once per idempotency key. The key, the run and its steps are
  * written in one transaction whose primary key makes concurrent duplicates collide;
@@ -59,6 +79,12 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   }
   if (Buffer.byteLength(JSON.stringify(args.input)) > MAX_INPUT_BYTES) {
     throw new AppError('payload_too_large', 'The run input is larger than 1 MiB');
+  }
+  const nul = pathOfNul(args.input, 'input');
+  if (nul) {
+    throw new AppError('validation_failed', 'The run input is not valid', {
+      errors: [{ path: nul, message: 'strings cannot contain U+0000' }],
+    });
   }
   compileInputValidator(definition.input_schema)(args.input);
 

@@ -1,21 +1,31 @@
 import { AppError } from '../errors';
 
-/** Opaque cursor over a monotonically increasing `seq` column; pages are newest first. */
+/** The largest `seq` PostgreSQL's bigint holds: a cursor beyond it means "from the newest". */
+const MAX_SEQ = (1n << 63n) - 1n;
+
+/**
+ * Opaque cursor over a monotonically increasing `seq` column; pages are newest first. It is
+ * the seq as 8 bytes big-endian in base64url: always 11 characters, the last one of a small
+ * set (the contract's CURSOR_PATTERN). Every string of that shape is a valid cursor, so the
+ * published pattern is exactly what the server accepts.
+ */
 export function encodeCursor(seq: bigint): string {
-  return Buffer.from(JSON.stringify({ s: seq.toString() })).toString('base64url');
+  const buf = Buffer.alloc(8);
+  buf.writeBigUInt64BE(seq < 0n ? 0n : seq);
+  return buf.toString('base64url');
 }
+
+const CURSOR = /^[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$/;
 
 export function decodeCursor(cursor: string | undefined): bigint | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown };
-    if (typeof parsed.s === 'string' && /^\d{1,19}$/.test(parsed.s)) return BigInt(parsed.s);
-  } catch {
-    // fall through to the error below
+  if (!CURSOR.test(cursor)) {
+    throw new AppError('invalid_request', 'The cursor is not valid', {
+      errors: [{ path: 'cursor', message: 'not a cursor returned by this API' }],
+    });
   }
-  throw new AppError('invalid_request', 'The cursor is not valid', {
-    errors: [{ path: 'cursor', message: 'not a cursor returned by this API' }],
-  });
+  const seq = Buffer.from(cursor, 'base64url').readBigUInt64BE(0);
+  return seq > MAX_SEQ ? MAX_SEQ : seq;
 }
 
 export interface Page<T> {

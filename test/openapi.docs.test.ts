@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { call } from './helpers/http';
+
+/**
+ * The API reference page `GET /docs`: Swagger UI from the swagger-ui-dist package, served by the
+ * gateway itself (no CDN) under a strict Content-Security-Policy, rendering the same document
+ * as /api/v1/openapi.json. Checked over HTTP and in a real headless Chromium.
+ */
+
+let stack: TestStack;
+let browser: Browser;
+const committed = JSON.parse(readFileSync(path.resolve(__dirname, '../openapi/openapi.json'), 'utf8'));
+const operationCount = Object.values(committed.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).length, 0);
+
+beforeAll(async () => {
+  stack = await startStack();
+  // Debian's Chromium, driven by playwright-core (no browser download), as in reviewPage.test.ts.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('GET /docs', () => {
+  it('answers HTML (no key) that loads the bundled Swagger UI from this gateway under a strict CSP', async () => {
+    const r = await call(`${stack.url}/docs`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = r.body as string;
+    expect(html).toContain('<script src="/docs/assets/swagger-ui-bundle.js"></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/docs/assets/swagger-ui.css">');
+    expect(html).not.toMatch(/https?:\/\//); // nothing from elsewhere
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("'unsafe-eval'");
+    expect(r.headers.get('request-id')).toMatch(/^req_/);
+
+    const bundle = await call(`${stack.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect((bundle.body as string).length).toBeGreaterThan(500_000);
+    expect((bundle.body as string).length).toBe(
+      readFileSync(path.join(require('swagger-ui-dist').getAbsoluteFSPath(), 'swagger-ui-bundle.js'), 'utf8').length,
+    );
+    const css = await call(`${stack.url}/docs/assets/swagger-ui.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+
+    // Only the listed files of the package, never a path into node_modules.
+    for (const p of ['/docs/assets/package.json', '/docs/assets/..%2Fpackage.json', '/docs/assets/index.html']) {
+      expect({ p, status: (await call(stack.url + p)).status }).toEqual({ p, status: 404 });
+    }
+
+    // The document the page renders is the API's own.
+    const doc = await call(`${stack.url}/docs/openapi.json`);
+    const api = await stack.api('GET', '/api/v1/openapi.json');
+    expect(doc.body).toEqual(api.body);
+  });
+
+  it('renders every operation and event in headless Chromium, with no CSP violation or script error', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (req) => requests.push(req.url()));
+    try {
+      await page.goto(`${stack.url}/docs`, { waitUntil: 'load' });
+      await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${operationCount}`, undefined, { timeout: 30_000 });
+      const paths = await page.$$eval('.opblock .opblock-summary-path', (els) =>
+        els.map((e) => e.getAttribute('data-path') ?? e.textContent),
+      );
+      for (const p of Object.keys(committed.paths)) expect(paths).toContain(p);
+      expect(await page.textContent('.info .title')).toContain(committed.info.title);
+      // The webhooks section (outbound events) is rendered too.
+      const text = (await page.textContent('#swagger-ui')) ?? '';
+      for (const event of Object.keys(committed.webhooks)) expect(text).toContain(event);
+      // Read-only: no "Try it out" buttons.
+      expect(await page.$$('.try-out__btn')).toHaveLength(0);
+      await page.screenshot({ path: path.join(os.tmpdir(), 'svc-docs.png'), fullPage: false });
+      expect(problems).toEqual([]);
+      expect(requests.filter((u) => !u.startsWith(stack.url) && !u.startsWith('data:'))).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
