@@ -38,7 +38,7 @@ export function createSlotActivities(deps: SlotActivityDeps) {
   /**
    * Signals the runs just given a slot. One that has ended meanwhile gives its slot straight
    * back, to the next in line. (A signal lost to a crash here is made up for by the run's own
-   * periodic re-check.)
+   * periodic re-check; the others fail the activity, which is retried.)
    */
   async function tell(workspaceId: string, granted: string[]): Promise<void> {
     while (granted.length > 0) {
@@ -48,7 +48,11 @@ export function createSlotActivities(deps: SlotActivityDeps) {
           client.workflow
             .getHandle(runId)
             .signal(slotGrantedSignal)
-            .catch(() => gone.push(runId)),
+            .catch((err: Error) => {
+              // Ended (or not started yet: it takes its place again when it first asks).
+              if (err.name === 'WorkflowNotFoundError') gone.push(runId);
+              else throw err;
+            }),
         ),
       );
       granted = await releaseSlots(deps.prisma, { workspaceId, runIds: gone });

@@ -102,8 +102,8 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       validator: () => {
         if (cancelRequested || status === 'cancelled') return;
         if (pending?.decision) refuse('run_not_cancellable', 'The review was already decided; the run goes on', 'running');
-        if (status !== 'queued' && status !== 'waiting_for_review')
-          refuse('run_not_cancellable', `A ${status} run cannot be cancelled`, status);
+        // An opened review counts as waiting from the moment it is recorded, as the read model says.
+        if (status !== 'queued' && !pending) refuse('run_not_cancellable', `A ${status} run cannot be cancelled`, status);
       },
     },
   );

@@ -15,6 +15,8 @@ import type { Spawned } from '../../helpers/processes';
 import { tenantFactory } from '../../helpers/tenants';
 
 const log = (msg: string) => process.stderr.write(`[faults] ${msg}\n`);
+// The servers' own complaints while they are being broken are expected; FAULTS_VERBOSE=1 shows them.
+const quiet = process.env.FAULTS_VERBOSE ? (line: string) => log(line) : () => undefined;
 
 export interface AppProcess extends Spawned {
   url: string;
@@ -50,7 +52,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
   let postgres: EmbeddedPostgres | undefined;
   let temporalServer: TemporalDevServer | undefined;
   const startPostgres = async () => {
-    postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: pgPort, log });
+    postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: pgPort, log, onServerLog: quiet });
   };
   const startTemporal = async () => {
     temporalServer = await startTemporalDevServer({
@@ -60,6 +62,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
       headless: true,
       searchAttributes: SEARCH_ATTRIBUTES,
       log,
+      onServerLog: quiet,
     });
   };
   try {

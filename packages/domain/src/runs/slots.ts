@@ -36,16 +36,25 @@ async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number): Promi
 }
 
 /**
+ * Puts a run in its workspace's line for a slot, in creation order: done in the transaction
+ * that creates the run, so a run started earlier is always served earlier, however late its
+ * workflow first asks. Again (a no-op, or a return to the line after a review) when it asks.
+ */
+export async function joinSlotLine(tx: Tx, runId: string): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO run_slots (run_id, workspace_id, seq)
+    SELECT id, workspace_id, seq FROM runs WHERE id = ${runId}
+    ON CONFLICT (run_id) DO NOTHING`;
+}
+
+/**
  * A run asks for a slot: it joins the line (once, however often it asks) and every free slot
  * goes to the runs first in line. Asking again is how a waiting run re-checks its place.
  */
 export async function claimSlot(db: Db, args: { workspaceId: string; runId: string }): Promise<SlotClaim> {
   return db.$transaction(async (tx) => {
     const limit = await lockWorkspace(tx, args.workspaceId);
-    await tx.$executeRaw`
-      INSERT INTO run_slots (run_id, workspace_id, seq)
-      SELECT id, workspace_id, seq FROM runs WHERE id = ${args.runId}
-      ON CONFLICT (run_id) DO NOTHING`;
+    await joinSlotLine(tx, args.runId);
     const newlyGranted = await grantFreeSlots(tx, args.workspaceId, limit);
     const own = await tx.runSlot.findUnique({ where: { runId: args.runId } });
     const granted = own?.holding ?? false;

@@ -10,6 +10,7 @@ import { findWorkflow } from '../workflows/workflows';
 import type { RunLauncher } from './launcher';
 import { getRun } from './readRuns';
 import type { RunView } from './runView';
+import { joinSlotLine } from './slots';
 
 export const MAX_INPUT_BYTES = 1024 * 1024;
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -127,6 +128,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
         },
       },
     });
+    await joinSlotLine(tx, candidateId);
     return { runId: candidateId, created: true };
   });
 
