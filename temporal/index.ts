@@ -13,7 +13,7 @@ export { createActivities } from './activities';
 export type { ActivityDeps, RunActivities } from './activities';
 export { connectTemporalClient } from './client/connection';
 export type { TemporalClientConfig } from './client/connection';
-export { createRunLauncher } from './client/runLauncher';
+export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
 export { isTemporalUnavailable } from './client/unavailable';
 export * from './shared/eventTypes';

@@ -6,25 +6,30 @@ import { waitForSettleUpdate } from '../shared/messages';
 import { SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflow } from '../workflows/runWorkflow';
 
+/** How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline. */
+export function runStartOptions(req: LaunchRequest, taskQueue: string) {
+  return {
+    // The run id is the workflow id: operators find a run in the Temporal UI by its id,
+    // and a second start of the same run can only ever attach to the first.
+    workflowId: req.runId,
+    taskQueue,
+    args: [req] as [LaunchRequest],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: [
+      { key: SA_WORKSPACE_ID, value: req.workspaceId },
+      { key: SA_WORKFLOW_ID, value: req.workflowId },
+      { key: SA_RUN_STATUS, value: 'queued' as const },
+    ],
+  };
+}
+
 export function createRunLauncher(deps: { client: Client; taskQueue: string }): RunLauncher {
   const { client, taskQueue } = deps;
   return {
     async start(req: LaunchRequest) {
       try {
-        await client.workflow.start<typeof runWorkflow>('runWorkflow', {
-          // The run id is the workflow id: operators find a run in the Temporal UI by its id,
-          // and a second start of the same run can only ever attach to the first.
-          workflowId: req.runId,
-          taskQueue,
-          args: [req],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          typedSearchAttributes: [
-            { key: SA_WORKSPACE_ID, value: req.workspaceId },
-            { key: SA_WORKFLOW_ID, value: req.workflowId },
-            { key: SA_RUN_STATUS, value: 'queued' },
-          ],
-        });
+        await client.workflow.start<typeof runWorkflow>('runWorkflow', runStartOptions(req, taskQueue));
       } catch (err) {
         // Already started (and maybe finished): exactly what a repeated start should find.
         if (err instanceof WorkflowExecutionAlreadyStartedError) return;

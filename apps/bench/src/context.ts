@@ -1,0 +1,43 @@
+import type { Client } from '@temporalio/client';
+import type { DbHandle } from '@svc/db';
+import { request } from 'undici';
+import type { Tenant } from './fixtures';
+import type { Profile } from './profile';
+import type { RssSampler } from './rss';
+import type { BenchStack, Say } from './stack';
+
+/** What every scenario gets. */
+export interface BenchContext {
+  stack: BenchStack;
+  /** The bench's own database handle (setup, the SDK baseline's rows, backlog checks). */
+  db: DbHandle;
+  /** The bench's own Temporal client (the SDK baselines). */
+  temporal: Client;
+  profile: Profile;
+  rss: RssSampler;
+  say: Say;
+  /**
+   * A new workspace (own key, own copy of the bench workflow). Every measurement gets one, so
+   * the runs one leaves behind never queue before another's in the workspace's slot keeper.
+   */
+  newTenant(label: string): Promise<Tenant>;
+}
+
+export function authHeaders(key: string, json = false): Record<string, string> {
+  return json ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { authorization: `Bearer ${key}` };
+}
+
+/** One API call outside the measurements (setup); throws unless the status is expected. */
+export async function apiCall<T>(
+  ctx: BenchContext,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  opts: { key?: string; body?: unknown; expect: number },
+): Promise<T> {
+  const headers: Record<string, string> = opts.key ? authHeaders(opts.key, opts.body !== undefined) : {};
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await request(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.body.text();
+  if (res.statusCode !== opts.expect) throw new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 500)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './helpers/processes';
+
+/**
+ * `npm run bench -- --quick` end to end: the real bench (apps/bench/dist/main.js) brings up its
+ * own embedded stack, measures every scenario against its baseline and reports. Timing is not
+ * asserted (these shared 2-core machines are too noisy for that); what is: every ratio row is
+ * there, numeric, with its target, in the JSON file and in the printed table.
+ */
+
+const EXPECTED_ROWS = [
+  'start.latency.p50',
+  'start.latency.p99',
+  'start.throughput',
+  'wait.latency.p50',
+  'wait.latency.p99',
+  'read.throughput',
+  'webhooks.p95@200',
+  'rss.gateway',
+  'rss.worker',
+];
+
+interface ReportRow {
+  id: string;
+  title: string;
+  value: number;
+  baseline: number | null;
+  ratio: number;
+  target: { op: string; bound: number; text: string };
+  pass: boolean;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-test-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function runBench(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'apps/bench/dist/main.js'), ...args], {
+      cwd: ROOT,
+      // The bench brings up servers of its own; nothing of the test stack's may leak into it.
+      env: { ...process.env, DATABASE_URL: '', TEMPORAL_ADDRESS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // the bench stops its stack on SIGTERM
+      reject(new Error(`bench --quick did not finish in ${timeoutMs / 1000}s:\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run bench -- --quick', () => {
+  it('measures every figure beside its baseline and reports each ratio with its target', async () => {
+    const out = path.join(dir, 'quick.json');
+    const { code, stdout, stderr } = await runBench(['--quick', '--out', out], 240_000);
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+    expect(existsSync(out)).toBe(true);
+
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { mode: string; rows: ReportRow[]; machine: { cpus: number } };
+    expect(report.mode).toBe('quick');
+    expect(report.machine.cpus).toBeGreaterThan(0);
+    expect(report.rows.map((r) => r.id)).toEqual(EXPECTED_ROWS);
+    for (const row of report.rows) {
+      expect({ id: row.id, value: Number.isFinite(row.value), ratio: Number.isFinite(row.ratio) }).toEqual({
+        id: row.id,
+        value: true,
+        ratio: true,
+      });
+      expect(row.value).toBeGreaterThan(0);
+      expect(row.ratio).toBeGreaterThan(0);
+      if (row.baseline !== null) {
+        expect(row.baseline).toBeGreaterThan(0);
+        expect(row.ratio).toBeCloseTo(row.value / row.baseline, 1);
+      }
+      expect(['<=', '>=', '<']).toContain(row.target.op);
+      expect(row.target.text).not.toBe('');
+      expect(typeof row.pass).toBe('boolean');
+      // The printed table has the row, with its ratio and a verdict.
+      const line = stdout.split('\n').find((l) => l.startsWith(row.title));
+      expect(line).toBeDefined();
+      expect(line).toMatch(/\d+\.\d\d×/);
+      expect(line).toMatch(/PASS|MISS/);
+    }
+  }, 300_000);
+});
