@@ -19,10 +19,9 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-/** Where swagger-ui-dist is installed (its own helper; throws at start-up when it is missing). */
+/** Where swagger-ui-dist is installed; its `absolute-path` entry, not the main one, which would load the whole UI bundle into the gateway. */
 function swaggerUiDir(): string {
-  const dist = require('swagger-ui-dist') as { getAbsoluteFSPath(): string };
-  return dist.getAbsoluteFSPath();
+  return (require('swagger-ui-dist/absolute-path.js') as () => string)();
 }
 
 /** Only our own files, script included: no inline script, nothing from another origin. */
