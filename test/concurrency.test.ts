@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { claimSlot, releaseSlots } from '@svc/domain';
 import { json, startEchoServer } from './helpers/echoServer';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -70,6 +71,26 @@ describe('concurrency limits', () => {
     } finally {
       for (const h of held) h.res.end();
       await gate.close();
+    }
+  });
+
+  it('grants exactly the limit to concurrent claims, by creation order, and hands a freed slot to the next', async () => {
+    const { key, workspaceId } = await limitedTenant(3);
+    const wf = await stack.apply(workspaceId, slow(10, 'claims'));
+    await stack.stopWorker(); // the runs' own workflows stay out of it
+    try {
+      const ids = await startMany(key, wf.id, 12);
+      const claims = await Promise.all(ids.map((runId) => claimSlot(stack.db.prisma, { workspaceId, runId })));
+      const granted = ids.filter((_, i) => claims[i].granted || claims.some((c) => c.alsoGranted.includes(ids[i])));
+      expect(granted).toEqual(ids.slice(0, 3));
+      expect(await stack.db.prisma.runSlot.count({ where: { workspaceId, holding: true } })).toBe(3);
+      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[1]] })).toEqual([ids[3]]);
+      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[7]] })).toEqual([]); // a waiting one leaves the line
+    } finally {
+      for (const w of await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } }))
+        await stack.temporal.workflow.getHandle(w.id).terminate('test cleanup');
+      await stack.db.prisma.runSlot.deleteMany({ where: { workspaceId } });
+      await stack.startWorker();
     }
   });
 

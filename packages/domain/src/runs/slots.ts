@@ -14,11 +14,12 @@ export interface SlotClaim {
 
 /**
  * Takes the workspace's lock: every change to its slots happens one at a time, whichever
- * worker makes it, so the limit holds across all of them (API.md §8).
+ * worker makes it, so the limit holds across all of them (API.md §8). NO KEY UPDATE does not
+ * block the key-share locks of foreign keys, so runs keep being created meanwhile.
  */
 async function lockWorkspace(tx: Tx, workspaceId: string): Promise<number> {
   const [ws] = await tx.$queryRaw<{ plan: string; rate_limit_per_min: number | null; concurrency: number | null }[]>`
-    SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+    SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
   if (!ws) return 0;
   return workspaceLimits({ plan: ws.plan, rateLimitPerMin: ws.rate_limit_per_min, concurrency: ws.concurrency }).concurrency;
 }
