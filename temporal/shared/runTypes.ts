@@ -5,7 +5,7 @@ export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
 export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
 
 /** A run has ended. */
-export const TERMINAL_STATUSES: readonly TerminalRunStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 /** Where `wait` stops: the run has ended or waits for a person. */
 export const SETTLED_STATUSES: readonly RunStatus[] = [...TERMINAL_STATUSES, 'waiting_for_review'];
 

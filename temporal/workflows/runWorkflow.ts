@@ -93,7 +93,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     cancelRunUpdate,
     async () => {
       cancelRequested = true;
-      await condition(() => (TERMINAL_STATUSES as readonly RunStatus[]).includes(status));
+      await condition(() => TERMINAL_STATUSES.includes(status));
       // Should the run ever settle otherwise, answer the caller rather than leave it hanging.
       if (status !== 'cancelled') refuse('run_not_cancellable', `A ${status} run cannot be cancelled`, status);
       return status;
