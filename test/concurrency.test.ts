@@ -3,7 +3,7 @@ import { claimSlot, releaseSlots } from '@svc/domain';
 import { json, startEchoServer } from './helpers/echoServer';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
-import { slow, waitFor } from './helpers/fixtures';
+import { slow, statusCounts, waitFor } from './helpers/fixtures';
 import { spawnApp } from './helpers/processes';
 
 let stack: TestStack;
@@ -28,11 +28,7 @@ async function startMany(key: string, workflowId: string, n: number): Promise<st
   return ids;
 }
 
-const statuses = async (ids: string[]) =>
-  (await stack.db.prisma.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } })).reduce<Record<string, number>>(
-    (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
-    {},
-  );
+const statuses = (ids: string[]) => statusCounts(stack.db, ids);
 
 describe('concurrency limits', () => {
   it('never runs more than the limit; the rest wait queued, then run first come, first served', async () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
+import { launchChromium } from './helpers/browser';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { call } from './helpers/http';
@@ -20,19 +20,7 @@ const operationCount = Object.values(committed.paths as Record<string, object>).
 
 beforeAll(async () => {
   stack = await startStack();
-  // Debian's Chromium, driven by playwright-core (no browser download), as in reviewPage.test.ts.
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { createApiKey, SCOPES } from '@svc/domain';
 import { greet, waitFor } from './helpers/fixtures';
-import type { HttpAnswer } from './helpers/http';
+import { apiCall } from './helpers/http';
+import type { ApiCallOptions, HttpAnswer } from './helpers/http';
 import { ROOT, spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
 import { startStack } from './helpers/stack';
@@ -30,29 +31,14 @@ const agents = new Map<string, Agent>();
 function randomLoopback(): string {
   return `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 }
-async function send(
-  base: string,
-  method: string,
-  p: string,
-  opts: { key?: string; body?: unknown; from?: string; headers?: Record<string, string> } = {},
-): Promise<HttpAnswer> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  let body: string | undefined;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] = 'application/json';
-  }
+/** An API call, optionally from another loopback address (a different client IP). */
+function send(base: string, method: string, p: string, opts: ApiCallOptions & { from?: string } = {}): Promise<HttpAnswer> {
   let dispatcher: Agent | undefined;
   if (opts.from) {
     dispatcher = agents.get(opts.from);
     if (!dispatcher) agents.set(opts.from, (dispatcher = new Agent({ localAddress: opts.from })));
   }
-  const res = await request(base + p, { method: method as 'GET', headers, body, dispatcher });
-  const text = await res.body.text();
-  const h = new Headers();
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of [v].flat()) h.append(k, one);
-  return { status: res.statusCode, headers: h, body: text ? JSON.parse(text) : null };
+  return apiCall(base, method, p, { ...opts, dispatcher });
 }
 
 /** The real `svc` bin, as an operator runs it. */

@@ -1,5 +1,5 @@
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
+import { launchChromium } from './helpers/browser';
 import { createReviewLinkSigner } from '@svc/signing';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -17,19 +17,7 @@ beforeAll(async () => {
   smtp = await startSmtpSink();
   stack = await startStack({ SMTP_URL: smtp.url });
   ({ key, workspaceId } = await stack.tenant());
-  // Debian's Chromium, driven by playwright-core (no browser download).
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,6 +1,6 @@
-import { waitFor } from '../helpers/fixtures';
+import { statusCounts, waitFor } from '../helpers/fixtures';
 import { call } from '../helpers/http';
-import { api, startFaultStack, statusCounts } from './helpers/faultStack';
+import { api, startFaultStack } from './helpers/faultStack';
 import type { AppProcess, FaultStack } from './helpers/faultStack';
 
 // Real processes and servers restarted: minutes, not seconds, on a busy 2-core machine.

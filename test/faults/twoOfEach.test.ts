@@ -1,6 +1,6 @@
 import type { HttpAnswer } from '../helpers/http';
-import { waitFor } from '../helpers/fixtures';
-import { api, startFaultStack, statusCounts } from './helpers/faultStack';
+import { statusCounts, waitFor } from '../helpers/fixtures';
+import { api, startFaultStack } from './helpers/faultStack';
 import type { AppProcess, FaultStack } from './helpers/faultStack';
 import type { Spawned } from '../helpers/processes';
 

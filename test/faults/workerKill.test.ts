@@ -1,6 +1,6 @@
 import { json, startEchoServer } from '../helpers/echoServer';
-import { waitFor } from '../helpers/fixtures';
-import { api, startFaultStack, statusCounts } from './helpers/faultStack';
+import { statusCounts, waitFor } from '../helpers/fixtures';
+import { api, startFaultStack } from './helpers/faultStack';
 import type { AppProcess, FaultStack } from './helpers/faultStack';
 
 // Real processes and servers restarted: minutes, not seconds, on a busy 2-core machine.

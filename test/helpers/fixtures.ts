@@ -1,3 +1,5 @@
+import type { DbHandle } from '@svc/db';
+
 /** Small workflow definitions shared by the integration tests. */
 export const greet = {
   name: 'Greet',
@@ -28,4 +30,12 @@ export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ti
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v)}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** How many of these runs are in each status, as the read model says. */
+export async function statusCounts(db: DbHandle, runIds: string[]): Promise<Record<string, number>> {
+  const rows = await db.prisma.run.findMany({ where: { id: { in: runIds } }, select: { status: true } });
+  const counts: Record<string, number> = {};
+  for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
 }

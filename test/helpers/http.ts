@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 
 export interface HttpAnswer {
   status: number;
@@ -13,13 +14,14 @@ export interface HttpAnswer {
  */
 export async function call(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+  opts: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; dispatcher?: Dispatcher } = {},
 ): Promise<HttpAnswer> {
   const res = await request(url, {
     method: (opts.method ?? 'GET') as 'GET',
     headers: opts.headers,
     body: opts.body,
     signal: opts.signal,
+    dispatcher: opts.dispatcher,
   });
   const text = await res.body.text();
   const headers = new Headers();
@@ -34,4 +36,25 @@ export async function call(
     // not JSON: keep the text
   }
   return { status: res.statusCode, headers, body };
+}
+
+export interface ApiCallOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** e.g. an undici Agent with another local address, to call from another client IP */
+  dispatcher?: Dispatcher;
+}
+
+/** A call to the API of the gateway at `baseUrl`: the key as a Bearer token, `body` sent as JSON. */
+export function apiCall(baseUrl: string, method: string, p: string, opts: ApiCallOptions = {}): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  return call(baseUrl + p, { method, headers, body, dispatcher: opts.dispatcher });
 }

@@ -22,9 +22,9 @@ import {
   workflowsPath,
 } from '@svc/temporal';
 import type { DeliveryRelay } from '@svc/temporal';
-import { call } from './http';
+import { apiCall } from './http';
 import { tenantFactory } from './tenants';
-import type { HttpAnswer } from './http';
+import type { ApiCallOptions, HttpAnswer } from './http';
 
 /** Everything an integration test needs: a real gateway and worker on the real servers of globalSetup. */
 export interface TestStack {
@@ -36,11 +36,7 @@ export interface TestStack {
   taskQueue: string;
   tenant: ReturnType<typeof tenantFactory>['tenant'];
   apply: ReturnType<typeof tenantFactory>['apply'];
-  api(
-    method: string,
-    path: string,
-    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
-  ): Promise<ApiResponse>;
+  api(method: string, path: string, opts?: ApiCallOptions): Promise<ApiResponse>;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -163,16 +159,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     temporal,
     taskQueue,
     ...tenantFactory(db, box, () => url),
-    async api(method, p, opts = {}) {
-      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-      let body: string | undefined = opts.rawBody;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      return call(url + p, { method, headers, body });
-    },
+    api: (method, p, opts) => apiCall(url, method, p, opts),
     startWorker,
     stopWorker,
     async stop() {

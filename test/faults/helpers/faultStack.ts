@@ -8,7 +8,7 @@ import type { DbHandle } from '@svc/db';
 import { ensureTemporalCli, findFreePort, SEARCH_ATTRIBUTES, startEmbeddedPostgres, startTemporalDevServer } from '@svc/devstack';
 import type { EmbeddedPostgres, TemporalDevServer } from '@svc/devstack';
 import { createSecretBox } from '@svc/signing';
-import { call } from '../../helpers/http';
+import { apiCall } from '../../helpers/http';
 import type { HttpAnswer } from '../../helpers/http';
 import { spawnApp } from '../../helpers/processes';
 import type { Spawned } from '../../helpers/processes';
@@ -129,15 +129,5 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
 
 /** A call to one gateway's API with a key. */
 export function api(url: string, key: string, method: string, p: string, body?: unknown): Promise<HttpAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return call(url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-}
-
-/** How many of these runs are in each status, as the read model says. */
-export async function statusCounts(db: DbHandle, runIds: string[]): Promise<Record<string, number>> {
-  const rows = await db.prisma.run.findMany({ where: { id: { in: runIds } }, select: { status: true } });
-  const counts: Record<string, number> = {};
-  for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  return counts;
+  return apiCall(url, method, p, { key, body });
 }
