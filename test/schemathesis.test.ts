@@ -11,7 +11,8 @@ import { waitFor } from './helpers/fixtures';
 
 /**
  * Property-based fuzzing of the live API against the committed OpenAPI document with
- * Schemathesis (PyPI `schemathesis`, installed by .ci/run): every phase (examples, coverage,
+ * Schemathesis (PyPI `schemathesis`, pinned; the test setup installs it into a virtualenv under
+ * ~/.cache/svc, or SCHEMATHESIS_PYTHON names a Python that has it): every phase (examples, coverage,
  * fuzzing, stateful through the document's links), every check (`--checks all`: no 5xx; status
  * codes, content types, headers and bodies as documented; invalid data refused, valid data
  * accepted; 401 without the key; 405 + Allow for undocumented methods; a created resource is
@@ -23,7 +24,8 @@ import { waitFor } from './helpers/fixtures';
  * endpoints the fuzzer creates with generated host names never reach anything.
  */
 
-const PYTHON = process.env.SCHEMATHESIS_PYTHON ?? 'python3';
+// Set by test/setup/globalSetup.cjs (packages/devstack ensureSchemathesis).
+const PYTHON = process.env.SCHEMATHESIS_PYTHON!;
 const SEED = process.env.SCHEMATHESIS_SEED ?? '20261122';
 const MAX_EXAMPLES = process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '20';
 const DOCUMENT = path.resolve(__dirname, '..', 'openapi', 'openapi.json');

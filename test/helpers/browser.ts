@@ -1,7 +1,10 @@
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 
-/** Debian's Chromium (`apt-get install chromium`; CHROMIUM_PATH overrides), driven by playwright-core, which never downloads a browser. */
+/**
+ * Debian's Chromium (found or installed by test/setup/globalSetup.cjs, which sets CHROMIUM_PATH),
+ * driven by playwright-core, which never downloads a browser.
+ */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -2,11 +2,14 @@
 //
 // - finds or builds the Temporal CLI (a first build on a new machine takes ~5 minutes; the
 //   binary is then cached in ~/.cache/svc/temporal-cli/),
+// - finds or installs Debian's Chromium (apt, when running as root) for the browser tests and
+//   Schemathesis (pinned, in a virtualenv under ~/.cache/svc/schemathesis/) for the API fuzzer,
 // - starts a throw-away embedded PostgreSQL in a new temp dir and a Temporal dev server
 //   (in memory, no UI) with the svc search attributes, both on free ports,
 // - applies the migrations,
 // - exports DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SVC_ENCRYPTION_KEY,
-//   TEMPORAL_CLI_PATH and SVC_TEST_DATA_DIR to the tests through process.env.
+//   TEMPORAL_CLI_PATH, CHROMIUM_PATH, SCHEMATHESIS_PYTHON and SVC_TEST_DATA_DIR to the tests
+//   through process.env.
 //
 // It loads the BUILT packages (packages/devstack/dist, packages/db/dist): `npm test` builds first.
 // globalTeardown.cjs stops both servers and deletes the temp dir.
@@ -34,7 +37,12 @@ module.exports = async function globalSetup() {
   const { migrate } = requireBuilt('db');
   const started = Date.now();
 
-  const cliPath = await devstack.ensureTemporalCli(log);
+  // One-time installs, side by side (each is cached, and locked against concurrent runs).
+  const [cliPath, chromiumPath, schemathesisPython] = await Promise.all([
+    devstack.ensureTemporalCli(log),
+    devstack.ensureChromium(log),
+    devstack.ensureSchemathesis(log),
+  ]);
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   fs.chmodSync(dataDir, 0o711); // traversable for the `postgres` user PostgreSQL runs as under root
@@ -63,6 +71,8 @@ module.exports = async function globalSetup() {
       TEMPORAL_NAMESPACE: namespace,
       SVC_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
       TEMPORAL_CLI_PATH: cliPath,
+      CHROMIUM_PATH: chromiumPath,
+      SCHEMATHESIS_PYTHON: schemathesisPython,
       SVC_TEST_DATA_DIR: dataDir,
     });
     log(`PostgreSQL on 127.0.0.1:${pgPort}, Temporal on ${state.temporal.address} (ready in ${Date.now() - started} ms)`);

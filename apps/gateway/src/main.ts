@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '@svc/config';
+import { createLogger, loadConfig, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createApp } from './app';
 import { createGatewayDeps } from './wiring';
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const deps = await createGatewayDeps({ ...config, SVC_ENCRYPTION_KEY: config.SVC_ENCRYPTION_KEY }, logger, db);
   const server = createApp(deps).listen(config.PORT, config.HOST, () => {
     logger.info({ url: config.BASE_URL, port: config.PORT, host: config.HOST }, 'gateway listening');
+    signalReady();
   });
   // Slightly above the 25 s `wait` so held requests can finish on a graceful stop.
   server.requestTimeout = 60_000;

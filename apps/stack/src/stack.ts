@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '@svc/config';
+import { isReadyMessage, loadConfig } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   DEFAULT_PORTS,
@@ -137,25 +137,20 @@ interface AppProcess extends Stoppable {
   ready: Promise<void>;
 }
 
-/** Spawns a node app, passes its output through and resolves `ready` on its ready log line. */
-function startApp(
-  sup: Supervisor,
-  name: string,
-  script: string,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  readyText: string,
-  stopTimeoutMs: number,
-): AppProcess {
-  const proc = spawnManaged(process.execPath, [script], { name, env, cwd, stopSignal: 'SIGTERM' });
-  let markReady!: () => void;
-  const readySeen = new Promise<void>((r) => (markReady = r));
-  const onLine = (out: NodeJS.WriteStream) => (line: string) => {
-    out.write(`${line}\n`);
-    if (line.includes(readyText)) markReady();
-  };
-  forEachLine(proc.child.stdout, onLine(process.stdout));
-  forEachLine(proc.child.stderr, onLine(process.stderr));
+/**
+ * Spawns a node app, passes its output through and resolves `ready` when the app says so over
+ * its IPC channel (config/ready.ts), whatever LOG_LEVEL hides.
+ */
+function startApp(sup: Supervisor, name: string, script: string, env: NodeJS.ProcessEnv, cwd: string, stopTimeoutMs: number): AppProcess {
+  const proc = spawnManaged(process.execPath, [script], { name, env, cwd, stopSignal: 'SIGTERM', stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const readySeen = new Promise<void>((resolve) => {
+    proc.child.on('message', (message) => {
+      if (isReadyMessage(message)) resolve();
+    });
+  });
+  const passThrough = (out: NodeJS.WriteStream) => (line: string) => out.write(`${line}\n`);
+  forEachLine(proc.child.stdout, passThrough(process.stdout));
+  forEachLine(proc.child.stderr, passThrough(process.stderr));
   const timeout = 120_000;
   const ready = Promise.race([
     readySeen,
@@ -163,7 +158,7 @@ function startApp(
       throw new Error(`${name} ${describeExit(e)} before it was ready`);
     }),
     new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`${name} did not log "${readyText}" within ${timeout / 1000}s`)), timeout).unref(),
+      setTimeout(() => reject(new Error(`${name} was not ready within ${timeout / 1000}s`)), timeout).unref(),
     ),
   ]);
   ready.catch(() => undefined);
@@ -327,16 +322,8 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   };
   const workerEnv = { ...appEnv };
   delete workerEnv.PORT; // the API port is the gateway's
-  const worker = startApp(sup, 'worker', paths.worker, workerEnv, paths.repoRoot, 'worker running', 30_000);
-  const gateway = startApp(
-    sup,
-    'gateway',
-    paths.gateway,
-    { ...appEnv, PORT: String(apiPort) },
-    paths.repoRoot,
-    'gateway listening',
-    10_000,
-  );
+  const worker = startApp(sup, 'worker', paths.worker, workerEnv, paths.repoRoot, 30_000);
+  const gateway = startApp(sup, 'gateway', paths.gateway, { ...appEnv, PORT: String(apiPort) }, paths.repoRoot, 10_000);
   await Promise.all([worker.ready, gateway.ready]);
   if (sup.stopping) return;
 

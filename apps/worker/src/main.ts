@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '@svc/config';
+import { createLogger, loadConfig, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   });
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
+  signalReady();
   await worker.run();
   await relay.stop();
   webhooks.mailer.close();

@@ -2,3 +2,4 @@ export { loadConfig, configSchema } from './config';
 export type { Config } from './config';
 export { createLogger } from './logger';
 export type { Logger } from './logger';
+export { signalReady, isReadyMessage } from './ready';

@@ -6,6 +6,8 @@ export {
   TEMPORAL_CLI_VERSION,
   TEMPORAL_CLI_MODULE,
 } from './temporalCli';
+export { ensureChromium, ensureSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './testTools';
+export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';
 export type { FindFreePortOptions } from './ports';
 export { startEmbeddedPostgres, resolvePostgresBinaries } from './postgres';

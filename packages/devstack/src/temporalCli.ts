@@ -1,22 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, constants, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { forEachLine, LineTail, silentLog, sleep, type Log } from './log';
-import { isProcessAlive } from './processes';
+import { svcCacheDir } from './cacheDir';
+import { withFileLock } from './fileLock';
+import { forEachLine, LineTail, silentLog, type Log } from './log';
 
 /**
  * The Temporal CLI carries the real Temporal server (`temporal server start-dev`) and its
@@ -28,13 +16,10 @@ export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
 
 const BINARY_NAME = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 const BUILD_TIMEOUT_MS = 30 * 60_000;
-/** A lock not refreshed for this long belongs to a dead builder (the holder touches it every 20 s). */
-const LOCK_STALE_MS = 3 * 60_000;
 
 /** `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1` */
 export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
-  return path.join(base, 'svc', 'temporal-cli', TEMPORAL_CLI_VERSION);
+  return path.join(svcCacheDir(env), 'temporal-cli', TEMPORAL_CLI_VERSION);
 }
 
 /** Where the built binary is cached. */
@@ -47,7 +32,7 @@ export function temporalCliBuildCommand(dir: string): string {
   return `GOBIN=${dir} go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`;
 }
 
-function isExecutableFile(p: string): boolean {
+export function isExecutableFile(p: string): boolean {
   try {
     if (!statSync(p).isFile()) return false;
     accessSync(p, constants.X_OK);
@@ -101,7 +86,7 @@ export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.Proces
   }
 
   mkdirSync(dir, { recursive: true });
-  return withBuildLock(path.join(dir, '.build.lock'), log, async () => {
+  return withFileLock(path.join(dir, '.build.lock'), 'the Temporal CLI build', log, BUILD_TIMEOUT_MS, async () => {
     // Someone may have built it while we waited for the lock.
     if (isExecutableFile(target)) return target;
     await buildTemporalCli(dir, target, go, log, env);
@@ -163,79 +148,5 @@ async function buildTemporalCli(dir: string, target: string, go: string, log: Lo
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-interface LockContent {
-  pid: number;
-  host: string;
-}
-
-/** A lock file created with O_EXCL; a lock whose owner died (or stopped refreshing it) is taken over. */
-async function withBuildLock<T>(lockPath: string, log: Log, fn: () => Promise<T>): Promise<T> {
-  const me: LockContent = { pid: process.pid, host: os.hostname() };
-  const deadline = Date.now() + BUILD_TIMEOUT_MS + LOCK_STALE_MS;
-  let announced = false;
-  for (;;) {
-    try {
-      writeFileSync(lockPath, JSON.stringify(me), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const holder = readLock(lockPath);
-    if (holder && isStale(lockPath, holder)) {
-      // Move it aside under a unique name, so two waiters cannot both remove a fresh lock.
-      const aside = `${lockPath}.stale-${randomBytes(4).toString('hex')}`;
-      try {
-        renameSync(lockPath, aside);
-        rmSync(aside, { force: true });
-      } catch {
-        /* another waiter got there first */
-      }
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lockPath}`);
-    if (!announced) {
-      announced = true;
-      log(`Waiting for the Temporal CLI build already under way${holder && holder.pid > 0 ? ` (pid ${holder.pid})` : ''} ...`);
-    }
-    await sleep(1_000);
-  }
-
-  const touch = setInterval(() => {
-    const now = new Date();
-    try {
-      utimesSync(lockPath, now, now);
-    } catch {
-      /* ignore */
-    }
-  }, 20_000);
-  touch.unref();
-  try {
-    return await fn();
-  } finally {
-    clearInterval(touch);
-    const holder = readLock(lockPath);
-    if (holder && holder.pid === me.pid && holder.host === me.host) rmSync(lockPath, { force: true });
-  }
-}
-
-function readLock(lockPath: string): LockContent | null {
-  try {
-    const v = JSON.parse(readFileSync(lockPath, 'utf8')) as LockContent;
-    return typeof v.pid === 'number' && typeof v.host === 'string' ? v : null;
-  } catch {
-    // Being written right now, or garbage: treat as held unless it is old.
-    return existsSync(lockPath) ? { pid: -1, host: '' } : null;
-  }
-}
-
-function isStale(lockPath: string, holder: LockContent): boolean {
-  if (holder.host === os.hostname() && holder.pid > 0 && !isProcessAlive(holder.pid)) return true;
-  try {
-    return Date.now() - statSync(lockPath).mtimeMs > LOCK_STALE_MS;
-  } catch {
-    return false;
   }
 }

@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { svcCacheDir } from './cacheDir';
+import { withFileLock } from './fileLock';
+import { silentLog, type Log } from './log';
+import { runCommand } from './runCommand';
+import { isExecutableFile } from './temporalCli';
+
+/**
+ * The tools the test suite drives besides Temporal and PostgreSQL, provisioned by the test setup
+ * itself so `npm install && npm test` needs nothing installed by hand: Debian's Chromium (for the
+ * browser tests, through playwright-core, which never downloads a browser) and Schemathesis (the
+ * API fuzzer, pinned, in a virtualenv of its own under the svc cache).
+ */
+
+export const SCHEMATHESIS_VERSION = '4.32.5';
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+const INSTALL_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * Path of a Chromium: `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`, installed with apt when
+ * it is missing and we run as root; otherwise an error that names the command to run.
+ */
+export async function ensureChromium(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (env.CHROMIUM_PATH) {
+    if (isExecutableFile(env.CHROMIUM_PATH)) return env.CHROMIUM_PATH;
+    throw new Error(`CHROMIUM_PATH is set to "${env.CHROMIUM_PATH}", but there is no executable file there.`);
+  }
+  if (isExecutableFile(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  const root = process.getuid?.() === 0;
+  if (!root || !isExecutableFile('/usr/bin/apt-get')) {
+    throw new Error(
+      'The browser tests need Debian\'s Chromium, which is not installed. Install it with\n' +
+        '  sudo apt-get update && sudo apt-get install -y chromium\n' +
+        'or set CHROMIUM_PATH to an existing Chromium binary, then run the tests again.',
+    );
+  }
+  const lockDir = svcCacheDir(env);
+  mkdirSync(lockDir, { recursive: true });
+  return withFileLock(path.join(lockDir, '.apt.lock'), 'the Chromium install', log, INSTALL_TIMEOUT_MS, async () => {
+    if (isExecutableFile(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+    const started = Date.now();
+    log('Installing Debian\'s Chromium for the browser tests (once): apt-get install -y chromium');
+    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+    await runCommand('apt-get', ['update', '-qq'], aptEnv);
+    await runCommand('apt-get', ['install', '-y', '-qq', 'chromium'], aptEnv);
+    if (!isExecutableFile(DEBIAN_CHROMIUM)) throw new Error(`apt-get installed chromium, but ${DEBIAN_CHROMIUM} is missing`);
+    log(`Installed Chromium in ${Math.round((Date.now() - started) / 1000)}s: ${DEBIAN_CHROMIUM}`);
+    return DEBIAN_CHROMIUM;
+  });
+}
+
+/** `${XDG_CACHE_HOME:-~/.cache}/svc/schemathesis/4.32.5`: a virtualenv holding only Schemathesis. */
+export function schemathesisVenvDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(svcCacheDir(env), 'schemathesis', SCHEMATHESIS_VERSION);
+}
+
+/**
+ * The Python interpreter that runs Schemathesis (`python -m schemathesis.cli`): `SCHEMATHESIS_PYTHON`,
+ * else the project's virtualenv, created with `python3 -m venv` and filled from PyPI on first use.
+ */
+export async function ensureSchemathesis(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (env.SCHEMATHESIS_PYTHON) return env.SCHEMATHESIS_PYTHON;
+  const dir = schemathesisVenvDir(env);
+  const python = path.join(dir, 'bin', 'python');
+  // Written last, so a half-made virtualenv is never taken for a finished one.
+  const done = path.join(dir, '.installed');
+  if (existsSync(done)) return python;
+  mkdirSync(path.dirname(dir), { recursive: true });
+  return withFileLock(`${dir}.lock`, 'the Schemathesis install', log, INSTALL_TIMEOUT_MS, async () => {
+    if (existsSync(done)) return python;
+    const started = Date.now();
+    log(`Installing Schemathesis ${SCHEMATHESIS_VERSION} into ${dir} (once)`);
+    rmSync(dir, { recursive: true, force: true });
+    const python3 = env.PYTHON ?? 'python3';
+    try {
+      await runCommand(python3, ['-m', 'venv', dir], env);
+      await runCommand(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], env);
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(
+        `Installing Schemathesis failed (needs ${python3} with its venv module, and PyPI): ${(err as Error).message}\n` +
+          'Or set SCHEMATHESIS_PYTHON to a Python that has schemathesis installed.',
+      );
+    }
+    writeFileSync(done, `${new Date().toISOString()}\n`);
+    log(`Installed Schemathesis in ${Math.round((Date.now() - started) / 1000)}s`);
+    return python;
+  });
+}

@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findFreePort } from '@svc/devstack';
+import { apiCall } from './helpers/http';
+import { ROOT } from './helpers/processes';
+
+/**
+ * `npm start` (apps/stack) as a newcomer runs it, with LOG_LEVEL=warn: the worker and the
+ * gateway log nothing at info level, so the stack must learn they are ready some other way (an
+ * IPC message), then create the demo data and print the banner. A run through the demo key
+ * succeeds, and Ctrl-C stops everything with exit code 0.
+ */
+
+jest.setTimeout(240_000);
+
+it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on SIGINT', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-npm-start-'));
+  const port = await findFreePort();
+  // Its own embedded PostgreSQL and Temporal, as on a newcomer's machine (not the suite's).
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port) };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  const child = spawn(process.execPath, [path.join(ROOT, 'apps/stack/dist/main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    // The banner is printed once the worker and the gateway said they are ready.
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (out.includes('svc is running')) resolve();
+      };
+      child.stdout!.on('data', check);
+      void exited.then((code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+    });
+    expect(out).not.toMatch(/"level":30/); // nothing at info level: readiness came by IPC
+    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { key: string; workflowId: string };
+    const run = await apiCall(`http://127.0.0.1:${port}`, 'POST', `/api/v1/workflows/${demo.workflowId}/runs`, {
+      key: demo.key,
+      body: { input: { name: 'Ada' }, wait: true },
+    });
+    expect([run.status, run.body.status]).toEqual([201, 'succeeded']);
+  } finally {
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
