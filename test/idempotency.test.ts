@@ -4,6 +4,7 @@ import type { TestStack } from './helpers/stack';
 import { greet, waitFor } from './helpers/fixtures';
 import { spawnApp } from './helpers/processes';
 import { call } from './helpers/http';
+import { visibilityCaughtUp } from './helpers/visibility';
 
 let stack: TestStack;
 let key: string;
@@ -80,8 +81,8 @@ describe('Idempotency-Key', () => {
       () => temporalCount(wf.id),
       (n) => n === 1,
     );
-    // Visibility is eventually consistent: make sure no second execution shows up late.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Visibility is eventually consistent: once it has caught up, a second execution would show.
+    await visibilityCaughtUp(stack.temporal);
     expect(await temporalCount(wf.id)).toBe(1);
   });
 

@@ -5,6 +5,7 @@ import { greet } from './helpers/fixtures';
 import { ROOT } from './helpers/processes';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
+import { visibilityCaughtUp } from './helpers/visibility';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -105,8 +106,8 @@ describe('the free plan', () => {
     expect(await stack.db.prisma.run.count({ where: { workspaceId: t.workspaceId } })).toBe(0);
     expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId: t.workspaceId } })).toBe(0);
     expect(await stack.db.prisma.runStep.count({ where: { run: { workspaceId: t.workspaceId } } })).toBe(0);
-    // Visibility is eventually consistent: give a stray execution the time to show up.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Visibility is eventually consistent: once it has caught up, a stray execution would show.
+    await visibilityCaughtUp(stack.temporal);
     expect(await executions(`SvcWorkflowId = "${wf.id}"`)).toBe(0);
     expect(await executions(`SvcWorkspaceId = "${t.workspaceId}"`)).toBe(0);
 

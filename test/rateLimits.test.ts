@@ -11,6 +11,7 @@ import { ROOT, spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
+import { visibilityCaughtUp } from './helpers/visibility';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -181,7 +182,7 @@ describe('per key and per workspace', () => {
     expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId } })).toBe(0);
     const executions = async () => (await stack.temporal.workflow.count(`SvcWorkflowId = "${wf.id}"`)).count;
     await waitFor(executions, (n) => n === 1);
-    await new Promise((r) => setTimeout(r, 1000));
+    await visibilityCaughtUp(stack.temporal);
     expect(await executions()).toBe(1);
     // Refused requests are not counted: the key stands at its figure, the workspace at 5.
     expect(await counted(`key:${keyIds[0]}`)).toBe(5);

@@ -209,25 +209,31 @@ describe('cancel', () => {
   });
 
   it('cancels a queued run before any step runs', async () => {
-    const wf = await stack.apply(workspaceId, {
+    // One slot, held by a run sleeping in a delay step: the next run stays queued, with its
+    // workflow live (no ordering of a stopped worker against an in-flight request needed).
+    const limited = await stack.tenant({ limits: { concurrency: 1 } });
+    const holder = await stack.apply(limited.workspaceId, {
+      name: 'Holds the slot',
+      slug: 'holds-slot',
+      steps: [{ key: 'wait', type: 'delay', duration: '10m' }],
+    });
+    const wf = await stack.apply(limited.workspaceId, {
       name: 'Q',
       slug: 'queued-cancel',
       steps: [{ key: 'a', type: 'transform', expression: "'ran'" }],
     });
-    await stack.stopWorker(); // nobody picks the run up: it stays queued
-    try {
-      const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
-      expect(r.body.status).toBe('queued');
-      const pending = cancel(r.body.id); // answered once a worker runs the workflow's first task
-      await new Promise((res) => setTimeout(res, 300));
-      await stack.startWorker();
-      const c = await pending;
-      expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
-      expect(c.body.steps).toEqual([expect.objectContaining({ key: 'a', status: 'cancelled', attempts: 0, output: null })]);
-      expect(await stack.temporal.workflow.getHandle(r.body.id).result()).toEqual({ status: 'cancelled' });
-    } finally {
-      await stack.startWorker();
-    }
+    const start = (id: string) => stack.api('POST', `/api/v1/workflows/${id}/runs`, { key: limited.key, body: { input: {} } });
+    const h = await start(holder.id);
+    await waitFor(
+      () => stack.api('GET', `/api/v1/runs/${h.body.id}`, { key: limited.key }),
+      (x) => x.body.steps[0].status === 'running',
+    );
+    const r = await start(wf.id);
+    expect(r.body.status).toBe('queued');
+    const c = await stack.api('POST', `/api/v1/runs/${r.body.id}/cancel`, { key: limited.key });
+    expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
+    expect(c.body.steps).toEqual([expect.objectContaining({ key: 'a', status: 'cancelled', attempts: 0, output: null })]);
+    expect(await stack.temporal.workflow.getHandle(r.body.id).result()).toEqual({ status: 'cancelled' });
   });
 
   it('races a decision: exactly one wins, and the API agrees with Temporal', async () => {

@@ -9,6 +9,7 @@ import type { HttpAnswer } from './helpers/http';
 import { startExtraGateway } from './helpers/extraGateway';
 import type { ExtraGateway } from './helpers/extraGateway';
 import { rawExchange } from './helpers/rawHttp';
+import { visibilityCaughtUp } from './helpers/visibility';
 
 /**
  * The inbound webhook trigger (API.md §6) against the real gateway, PostgreSQL and
@@ -112,9 +113,9 @@ async function expectRefused(res: HttpAnswer, status: number, code: string, wfId
   expect(await temporalRuns(wfId)).toBe(0);
 }
 
-/** Visibility is eventually consistent: give a stray execution time to show up, then count. */
+/** Visibility is eventually consistent: once it has caught up, a stray execution would show. */
 async function expectStillNoRuns(wfId: string) {
-  await new Promise((r) => setTimeout(r, 1500));
+  await visibilityCaughtUp(stack.temporal);
   expect(await pgRuns(wfId)).toBe(0);
   expect(await temporalRuns(wfId)).toBe(0);
 }
@@ -501,7 +502,7 @@ describe('Idempotency-Key', () => {
     const none = await post(t.url, '{"n":1}', good(t, '{"n":1}'));
     expectAccepted(none);
     await expectRuns(t.wfId, 3);
-    await new Promise((r) => setTimeout(r, 1500));
+    await visibilityCaughtUp(stack.temporal);
     expect(await temporalRuns(t.wfId)).toBe(3);
   });
 
@@ -539,7 +540,7 @@ describe('Idempotency-Key', () => {
     expect(new Set(answers.map((a) => a.body.run_id)).size).toBe(1);
     for (const a of answers.filter((x) => x.status === 200)) expect(a.headers.get('idempotent-replayed')).toBe('true');
     await expectRuns(t.wfId, 1);
-    await new Promise((r) => setTimeout(r, 1500));
+    await visibilityCaughtUp(stack.temporal);
     expect(await temporalRuns(t.wfId)).toBe(1);
     expect(await pgRuns(t.wfId)).toBe(1);
   });

@@ -349,7 +349,8 @@ describe('delivery', () => {
     expect(verifySvcWebhook(during.raw, during.headers['svc-signature'], rotated.body.secret)).toBe(true);
     expect(verifySvcWebhook(during.raw, during.headers['svc-signature'], ep.secret)).toBe(true);
 
-    await new Promise((res) => setTimeout(res, Math.max(0, Date.parse(rotated.body.previous_secret_expires_at) - Date.now() + 200)));
+    // The overlap ends (moved into the past rather than waited for).
+    await stack.db.prisma.webhookEndpoint.update({ where: { id: ep.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1_000) } });
     await fire(t);
     await waitFor(
       async () => r.requests.length,
@@ -386,9 +387,16 @@ describe('delivery', () => {
     expect(mail[0].subject).toContain('Webhook endpoint disabled');
     expect(mail[0].raw).toContain('410');
 
-    // Disabled: no new delivery, no request, and a retry is refused until it is re-enabled.
+    // Disabled: no new delivery, no request, and a retry is refused until it is re-enabled. An
+    // enabled endpoint of the same workspace is the positive signal: once it has the event, the
+    // disabled one would have its delivery too (both are recorded with the event, at once).
+    const witness = await receiver();
+    await endpoint(t, witness.origin);
     await fire(t);
-    await new Promise((res) => setTimeout(res, 800));
+    await waitFor(
+      async () => witness.requests.length,
+      (n) => n === 1,
+    );
     expect(await deliveriesOf(t, ep.id)).toHaveLength(1);
     expect(r.requests).toHaveLength(1);
     const refused = await stack.api('POST', `/api/v1/webhook-endpoints/${ep.id}/deliveries/${d.id}/retry`, { key: t.key });
@@ -439,10 +447,12 @@ describe('delivery', () => {
     expect(mail[0].to).toEqual(['admin@failing.test']);
     expect(mail[0].raw).toContain('whole retry window');
 
-    // Nothing more is sent once it is disabled.
+    // Nothing more is sent once it is disabled: every delivery workflow has ended.
+    await Promise.all(list.map((x) => stack.temporal.workflow.getHandle(x.id).result()));
     const sent = r.requests.length;
     expect(sent).toBeLessThanOrEqual(2 * ATTEMPTS);
-    await new Promise((res) => setTimeout(res, 1_500));
+    const ended = await Promise.all(list.map(async (x) => (await stack.temporal.workflow.getHandle(x.id).describe()).status.name));
+    expect(ended).toEqual(['COMPLETED', 'COMPLETED']);
     expect(r.requests.length).toBe(sent);
   });
 
@@ -573,7 +583,8 @@ describe('fan-out (the delivery outbox)', () => {
     expect(again.event.id).toBe(first.event.id);
 
     await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
-    await new Promise((res) => setTimeout(res, 500));
+    // The one execution has ended: nothing more can be sent.
+    await stack.temporal.workflow.getHandle(first.deliveries[0].id).result();
     expect(r.requests).toHaveLength(1);
     expect(await stack.db.prisma.webhookDelivery.count({ where: { eventId: first.event.id } })).toBe(1);
     const runs = [];
@@ -648,8 +659,11 @@ describe('workflow.updated from `svc workflows apply`', () => {
       async () => r.requests.length,
       (n) => n === 1,
     );
-    await new Promise((res) => setTimeout(res, 600));
-    expect(r.requests).toHaveLength(1); // not for the creation, once for v2
+    // Events are recorded by `apply` itself, before it returns: one, for v2 (none for the
+    // creation or the unchanged apply), and so one delivery, already made.
+    expect(await stack.db.prisma.event.count({ where: { workspaceId: t.workspaceId } })).toBe(1);
+    expect(await stack.db.prisma.webhookDelivery.count({ where: { endpointId: ep.id } })).toBe(1);
+    expect(r.requests).toHaveLength(1);
     const req = r.requests[0];
     expect(req.body).toMatchObject({
       type: 'workflow.updated',

@@ -11,6 +11,11 @@ let gateway: AppProcess;
 let tenant: { key: string; workspaceId: string };
 let workflowId: string;
 
+async function timerFired(runId: string): Promise<boolean> {
+  const history = await stack.temporal.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? []).some((e) => e.timerFiredEventAttributes);
+}
+
 beforeAll(async () => {
   stack = await startFaultStack();
   gateway = await stack.gateway();
@@ -105,8 +110,14 @@ it('stopping PostgreSQL: /readyz says so, requests fail cleanly with 503, nothin
       expect(r.headers.get('content-type')).toContain('application/problem+json');
       expect(JSON.stringify(r.body)).not.toMatch(/ECONNREFUSED|postgres|prisma|SELECT|at \w+ \(/i);
     }
-    // Long enough for the runs' delay to end while the database is away.
-    await new Promise((r) => setTimeout(r, 5_000));
+    // Every run's delay ends while the database is away: its timer has fired in Temporal, and
+    // what comes after it must wait for PostgreSQL.
+    await waitFor(
+      () => Promise.all(ids.map((id) => timerFired(id))),
+      (fired) => fired.every(Boolean),
+      60_000,
+      250,
+    );
   } finally {
     await stack.startPostgres();
   }
