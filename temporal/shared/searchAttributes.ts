@@ -6,6 +6,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  * The embedded dev server registers them at start (packages/devstack); a production
  * cluster needs them created once (`temporal operator search-attribute create`).
  */
+/** The run's API id (`run_…`): finds a run whose workflow id is its Idempotency-Key. */
+export const SA_RUN_ID = defineSearchAttributeKey('SvcRunId', SearchAttributeType.KEYWORD);
 export const SA_WORKSPACE_ID = defineSearchAttributeKey('SvcWorkspaceId', SearchAttributeType.KEYWORD);
 export const SA_WORKFLOW_ID = defineSearchAttributeKey('SvcWorkflowId', SearchAttributeType.KEYWORD);
 export const SA_RUN_STATUS = defineSearchAttributeKey('SvcRunStatus', SearchAttributeType.KEYWORD);

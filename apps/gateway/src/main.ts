@@ -1,18 +1,16 @@
-import { createLogger, loadConfig, signalReady } from '@svc/config';
+import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createApp } from './app';
 import { createGatewayDeps } from './wiring';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'gateway' });
-  const config = loadConfig();
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set');
+  const config = requireAppSettings(loadConfig());
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
-  const deps = await createGatewayDeps({ ...config, SVC_ENCRYPTION_KEY: config.SVC_ENCRYPTION_KEY }, logger, db);
+  const deps = await createGatewayDeps(config, logger, db);
   const server = createApp(deps).listen(config.PORT, config.HOST, () => {
     logger.info({ url: config.BASE_URL, port: config.PORT, host: config.HOST }, 'gateway listening');
     signalReady();

@@ -14,6 +14,7 @@ describe('banner', () => {
     const text = formatBanner({
       baseUrl: 'http://localhost:8080',
       temporalUiUrl: 'http://127.0.0.1:8233',
+      temporal: { address: '127.0.0.1:7233', namespace: 'default' },
       dataDir: '/x/.data',
       demo,
       embedded: { postgres: true, temporal: true },
@@ -22,6 +23,7 @@ describe('banner', () => {
     expect(text).toContain('http://localhost:8080/api/v1/openapi.json');
     expect(text).toContain('http://localhost:8080/docs');
     expect(text).toContain('http://127.0.0.1:8233');
+    expect(text).toMatch(/ Temporal +127\.0\.0\.1:7233 \(namespace default\)\n/);
     expect(text).toContain('svc_abc');
     const curl = text.split('\n').find((l) => l.trim().startsWith('curl'));
     expect(curl?.trim()).toBe(curlLine('http://localhost:8080', 'wf_1', 'svc_abc'));
@@ -31,6 +33,7 @@ describe('banner', () => {
     const text = formatBanner({
       baseUrl: 'http://h:1',
       temporalUiUrl: null,
+      temporal: { address: 'temporal.internal:7233', namespace: 'prod' },
       dataDir: '/d',
       demo: null,
       demoNote: 'No demo data.',

@@ -4,6 +4,8 @@ export interface BannerInfo {
   /** Gateway base URL (BASE_URL). */
   baseUrl: string;
   temporalUiUrl: string | null;
+  /** Where operators point the `temporal` CLI (API.md §12). */
+  temporal: { address: string; namespace: string };
   dataDir: string;
   demo: DemoInfo | null;
   /** Which services this process runs itself. */
@@ -34,6 +36,7 @@ export function formatBanner(b: BannerInfo): string {
     ['API', `${b.baseUrl}/api/v1`],
     ['OpenAPI', `${b.baseUrl}/api/v1/openapi.json`],
     ['API reference', `${b.baseUrl}/docs`],
+    ['Temporal', `${b.temporal.address} (namespace ${b.temporal.namespace})`],
     ['Temporal UI', b.temporalUiUrl ?? '(external Temporal: see your cluster)'],
     ['Data', `${b.dataDir}${b.embedded.postgres || b.embedded.temporal ? '' : ' (not used: external PostgreSQL and Temporal)'}`],
   ];

@@ -142,7 +142,13 @@ interface AppProcess extends Stoppable {
  * its IPC channel (config/ready.ts), whatever LOG_LEVEL hides.
  */
 function startApp(sup: Supervisor, name: string, script: string, env: NodeJS.ProcessEnv, cwd: string, stopTimeoutMs: number): AppProcess {
-  const proc = spawnManaged(process.execPath, [script], { name, env, cwd, stopSignal: 'SIGTERM', stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const proc = spawnManaged(process.execPath, [script], {
+    name,
+    env,
+    cwd,
+    stopSignal: 'SIGTERM',
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   const readySeen = new Promise<void>((resolve) => {
     proc.child.on('message', (message) => {
       if (isReadyMessage(message)) resolve();
@@ -348,6 +354,14 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   if (sup.stopping) return;
 
   process.stdout.write(
-    formatBanner({ baseUrl, temporalUiUrl, dataDir, demo, demoNote, embedded: { postgres: embeddedDb, temporal: embeddedTemporal } }),
+    formatBanner({
+      baseUrl,
+      temporalUiUrl,
+      temporal: { address: temporalAddress, namespace },
+      dataDir,
+      demo,
+      demoNote,
+      embedded: { postgres: embeddedDb, temporal: embeddedTemporal },
+    }),
   );
 }

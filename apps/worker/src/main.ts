@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, signalReady } from '@svc/config';
+import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -8,7 +8,7 @@ import { connectWorkerTemporal, createWorker } from './createWorker';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
-  const config = loadConfig();
+  const config = requireAppSettings(loadConfig());
   // The SDK's own logs go through pino too, so a worker writes one JSON log stream.
   const sdkLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',
@@ -20,8 +20,6 @@ async function main(): Promise<void> {
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
   });
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set');
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),

@@ -3,3 +3,4 @@ export type { Config } from './config';
 export { createLogger } from './logger';
 export type { Logger } from './logger';
 export { signalReady, isReadyMessage } from './ready';
+export { REQUIRED_APP_SETTINGS, requireAppSettings } from './required';

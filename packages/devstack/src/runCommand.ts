@@ -11,7 +11,10 @@ export function runCommand(command: string, args: string[], env: NodeJS.ProcessE
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`\`${[command, ...args].join(' ')}\` ${signal ? `was killed by ${signal}` : `exited with code ${code}`}\n${tail}`));
+      else
+        reject(
+          new Error(`\`${[command, ...args].join(' ')}\` ${signal ? `was killed by ${signal}` : `exited with code ${code}`}\n${tail}`),
+        );
     });
   });
 }

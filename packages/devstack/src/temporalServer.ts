@@ -12,6 +12,7 @@ export type SearchAttributeType = 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool'
  * `temporal operator search-attribute create --name SvcWorkspaceId --type Keyword`.
  */
 export const SEARCH_ATTRIBUTES = {
+  SvcRunId: 'Keyword',
   SvcWorkspaceId: 'Keyword',
   SvcWorkflowId: 'Keyword',
   SvcRunStatus: 'Keyword',

@@ -30,7 +30,7 @@ export async function ensureChromium(log: Log = silentLog, env: NodeJS.ProcessEn
   const root = process.getuid?.() === 0;
   if (!root || !isExecutableFile('/usr/bin/apt-get')) {
     throw new Error(
-      'The browser tests need Debian\'s Chromium, which is not installed. Install it with\n' +
+      "The browser tests need Debian's Chromium, which is not installed. Install it with\n" +
         '  sudo apt-get update && sudo apt-get install -y chromium\n' +
         'or set CHROMIUM_PATH to an existing Chromium binary, then run the tests again.',
     );
@@ -40,7 +40,7 @@ export async function ensureChromium(log: Log = silentLog, env: NodeJS.ProcessEn
   return withFileLock(path.join(lockDir, '.apt.lock'), 'the Chromium install', log, INSTALL_TIMEOUT_MS, async () => {
     if (isExecutableFile(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
     const started = Date.now();
-    log('Installing Debian\'s Chromium for the browser tests (once): apt-get install -y chromium');
+    log("Installing Debian's Chromium for the browser tests (once): apt-get install -y chromium");
     const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
     await runCommand('apt-get', ['update', '-qq'], aptEnv);
     await runCommand('apt-get', ['install', '-y', '-qq', 'chromium'], aptEnv);
@@ -75,7 +75,11 @@ export async function ensureSchemathesis(log: Log = silentLog, env: NodeJS.Proce
     const python3 = env.PYTHON ?? 'python3';
     try {
       await runCommand(python3, ['-m', 'venv', dir], env);
-      await runCommand(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], env);
+      await runCommand(
+        python,
+        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`],
+        env,
+      );
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       throw new Error(

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { REQUIRED_APP_SETTINGS } from '@svc/config';
+import { SEARCH_ATTRIBUTES } from '@svc/devstack';
+import * as searchAttributes from '../temporal/shared/searchAttributes';
+import { ROOT } from './helpers/processes';
+
+/**
+ * docker-compose.yml, read as Docker would (no Docker engine runs on these machines): the
+ * README's `docker compose up --scale gateway=N --scale worker=M` must be able to work.
+ */
+
+interface Service {
+  ports?: unknown[];
+  environment?: Record<string, string>;
+  command?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: unknown;
+}
+const compose = YAML.parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  configs: Record<string, { content: string }>;
+};
+const SCALED = ['gateway', 'worker'];
+
+it('publishes no host port from a scaled service; one load balancer publishes the API, gated on gateway readiness', () => {
+  for (const name of SCALED) expect({ name, ports: compose.services[name].ports ?? [] }).toEqual({ name, ports: [] });
+  const lb = compose.services.lb;
+  expect(lb.ports).toEqual(['8080:8080']);
+  expect(lb.depends_on?.gateway).toEqual({ condition: 'service_healthy' });
+  expect(compose.services.gateway.healthcheck).toBeDefined();
+  expect(JSON.stringify(compose.services.gateway.healthcheck)).toContain('/readyz');
+  const caddyfile = compose.configs.caddyfile.content;
+  expect(caddyfile).toMatch(/dynamic a gateway 8080/);
+});
+
+it('sets every setting the gateway and the worker require', () => {
+  for (const name of SCALED) {
+    const env = compose.services[name].environment ?? {};
+    for (const setting of REQUIRED_APP_SETTINGS)
+      expect({ name, setting, set: Boolean(env[setting]) }).toEqual({ name, setting, set: true });
+  }
+});
+
+it('registers every search attribute the code uses, in the compose job and in the dev server', () => {
+  const used = Object.values(searchAttributes)
+    .filter((v): v is { name: string; type: string } => typeof v === 'object' && v !== null && 'name' in v)
+    .map((k) => k.name)
+    .sort();
+  expect(used.length).toBeGreaterThan(0);
+  const job = compose.services['temporal-search-attributes'].command!.join(' ');
+  const registered = [...job.matchAll(/--name (\w+) --type Keyword/g)].map((m) => m[1]).sort();
+  expect(registered).toEqual(expect.arrayContaining(used));
+  expect(Object.keys(SEARCH_ATTRIBUTES).sort()).toEqual(expect.arrayContaining(used));
+});
