@@ -1,0 +1,162 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addMember, createMailer } from '@svc/domain';
+import { launchChromium } from './helpers/browser';
+import { member, PASSWORD, signInAs } from './helpers/console';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { startSmtpSink } from './helpers/smtpSink';
+import { waitFor } from './helpers/fixtures';
+import { call } from './helpers/http';
+
+let stack: TestStack;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let browser: Browser;
+let ws: { workspaceId: string; key: string };
+let other: { workspaceId: string; key: string };
+let admin: BrowserContext;
+let adminPage: Page;
+const tag = Math.random().toString(36).slice(2, 8);
+const ADMIN = `admin-${tag}@example.test`;
+
+const reviewFlow = {
+  name: 'Payout <b>',
+  slug: 'payout',
+  steps: [
+    { key: 'check', type: 'review', title: 'Approve the payout', instructions: 'Look at <script>x</script> the amount', data: 'input' },
+    { key: 'pay', type: 'transform', expression: "'paid'" },
+  ],
+};
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  stack = await startStack({ SMTP_URL: smtp.url });
+  ws = await stack.tenant();
+  other = await stack.tenant();
+  await member(stack, ws.workspaceId, ADMIN, 'admin');
+  browser = await launchChromium();
+  admin = await browser.newContext();
+  adminPage = await admin.newPage();
+  expect(await signInAs(adminPage, stack.url, ADMIN)).toBe(200);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await smtp?.close();
+});
+
+describe('console sign-in', () => {
+  it('signs in with a password into an HttpOnly, SameSite=Lax session, and signs out for good', async () => {
+    const email = `ana-${tag}@example.test`;
+    await member(stack, ws.workspaceId, email, 'member');
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    expect(await signInAs(page, stack.url, email)).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/console/runs');
+    await expect(page.locator('.who').innerText()).resolves.toContain(email);
+    const cookie = (await ctx.cookies()).find((c) => c.name === 'svc_console')!;
+    expect(cookie.httpOnly).toBe(true);
+    expect(cookie.sameSite).toBe('Lax');
+    expect(cookie.secure).toBe(false); // http here; Secure over https
+
+    // The session cookie is worthless on the API, and the console refuses API keys.
+    const onApi = await call(`${stack.url}/api/v1/runs/run_x`, { headers: { cookie: `svc_console=${cookie.value}` } });
+    expect(onApi.status).toBe(401);
+    const keyOnConsole = await call(`${stack.url}/console/runs`, { headers: { authorization: `Bearer ${ws.key}` } });
+    expect(keyOnConsole.status).toBe(401);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/console/sign-in');
+    // The old cookie value no longer opens anything (the session is revoked on the server).
+    const replay = await call(`${stack.url}/console/runs`, { headers: { cookie: `svc_console=${cookie.value}` } });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/console/sign-in');
+    await ctx.close();
+  });
+
+  it('throttles repeated wrong passwords, even when the right one follows', async () => {
+    const email = `ben-${tag}@example.test`;
+    await member(stack, ws.workspaceId, email, 'member');
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    for (let i = 0; i < 5; i++) {
+      expect(await signInAs(page, stack.url, email, 'wrong password!')).toBe(401);
+      await expect(page.getByRole('alert').innerText()).resolves.toContain('Wrong email or password');
+    }
+    expect(await signInAs(page, stack.url, email, PASSWORD)).toBe(429);
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('Too many failed sign-ins');
+    expect((await ctx.cookies()).some((c) => c.name === 'svc_console')).toBe(false);
+    await ctx.close();
+  });
+
+  it('invites by a mailed one-time link that sets the password', async () => {
+    const email = `cat-${tag}@example.test`;
+    const mailer = createMailer({ smtpUrl: smtp.url, from: 'svc <no-reply@test>', logger: { info() {}, warn() {} } });
+    await addMember({ prisma: stack.db.prisma, mailer }, { workspaceId: ws.workspaceId, email, role: 'member', baseUrl: stack.url });
+    mailer.close();
+    const mail = await waitFor(async () => smtp.messages.find((m) => m.to.includes(email)), (m) => m !== undefined);
+    const decoded = mail!.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+    const link = new RegExp(`${stack.url}/console/link/[A-Za-z0-9_-]+`).exec(decoded)![0];
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(link);
+    await page.getByLabel(/New password/).fill('a brand new password');
+    await Promise.all([page.waitForURL('**/console/runs'), page.getByRole('button', { name: 'Save and sign in' }).click()]);
+    // Spent: the same link does not work twice.
+    const again = await page.goto(link);
+    expect(again!.status()).toBe(403);
+    await ctx.close();
+  });
+});
+
+describe('console runs and reviews', () => {
+  it('shows a run waiting for review; approving it on the page records the member and the run succeeds live', async () => {
+    const wf = await stack.apply(ws.workspaceId, reviewFlow);
+    const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key: ws.key, body: { input: { amount: 5 }, wait: true } });
+    expect(started.body.status).toBe('waiting_for_review');
+    const runId = started.body.id;
+
+    await adminPage.goto(`${stack.url}/console/runs`);
+    await expect(adminPage.locator(`a[href="/console/runs/${runId}"]`).count()).resolves.toBe(1);
+    await expect(adminPage.locator('#runs-body').innerText()).resolves.toContain('Payout <b>');
+
+    await adminPage.goto(`${stack.url}/console/reviews`);
+    const card = adminPage.locator('section.review', { has: adminPage.locator(`a[href="/console/runs/${runId}"]`) });
+    await expect(card.locator('h2').innerText()).resolves.toBe('Approve the payout');
+    await card.getByLabel('Comment (optional)').fill('looks right');
+    await Promise.all([adminPage.waitForURL(`**/console/runs/${runId}`), card.getByRole('button', { name: 'Approve' }).click()]);
+
+    // The page polls (htmx) until the run ends.
+    await adminPage.locator('#run-live .status-succeeded').first().waitFor({ timeout: 30_000 });
+    await expect(adminPage.locator('#run-live').innerText()).resolves.toContain(`Decided by ${ADMIN}`);
+    await expect(adminPage.locator('tr.step[data-step="pay"] .status').innerText()).resolves.toBe('succeeded');
+    const review = await stack.db.prisma.review.findFirstOrThrow({ where: { runId } });
+    expect(review.decidedBy).toBe(ADMIN);
+    expect(review.comment).toBe('looks right');
+    // No inline script was ever injected by the hostile workflow name or instructions.
+    expect(await adminPage.locator('script:not([src])').count()).toBe(0);
+  });
+
+  it('refuses a form without the session CSRF token, and another workspace’s run', async () => {
+    const wf = await stack.apply(ws.workspaceId, { ...reviewFlow, slug: 'payout-csrf' });
+    const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key: ws.key, body: { input: {}, wait: true } });
+    const runId = started.body.id;
+    const forged = await adminPage.request.post(`${stack.url}/console/runs/${runId}/cancel`, { form: { _csrf: 'not-the-token' } });
+    expect(forged.status()).toBe(403);
+    const noToken = await adminPage.request.post(`${stack.url}/console/runs/${runId}/cancel`, { form: {} });
+    expect(noToken.status()).toBe(403);
+    const still = await stack.api('GET', `/api/v1/runs/${runId}`, { key: ws.key });
+    expect(still.body.status).toBe('waiting_for_review');
+
+    // The real page's cancel button does work (same session, its token).
+    await adminPage.goto(`${stack.url}/console/runs/${runId}`);
+    await Promise.all([adminPage.waitForURL(`**/console/runs/${runId}`), adminPage.getByRole('button', { name: 'Cancel run' }).click()]);
+    await adminPage.locator('#run-live .status-cancelled').first().waitFor();
+
+    const foreignWf = await stack.apply(other.workspaceId, { ...reviewFlow, slug: 'foreign' });
+    const foreign = await stack.api('POST', `/api/v1/workflows/${foreignWf.id}/runs`, { key: other.key, body: { input: {}, wait: true } });
+    const peek = await adminPage.goto(`${stack.url}/console/runs/${foreign.body.id}`);
+    expect(peek!.status()).toBe(404);
+    await adminPage.goto(`${stack.url}/console/reviews`);
+    expect(await adminPage.locator(`a[href="/console/runs/${foreign.body.id}"]`).count()).toBe(0);
+  });
+});
