@@ -160,3 +160,57 @@ describe('console runs and reviews', () => {
     expect(await adminPage.locator(`a[href="/console/runs/${foreign.body.id}"]`).count()).toBe(0);
   });
 });
+
+describe('console keys and workspace', () => {
+  it('creates a key shown once, which works on the API until revoked on the page', async () => {
+    await adminPage.goto(`${stack.url}/console/keys`);
+    await adminPage.getByLabel('Name').fill('ci <deploy>');
+    await adminPage.getByLabel('runs:read').check();
+    await adminPage.getByLabel('Expires in (e.g. 30d, 12h; empty: never)').fill('30d');
+    await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Create key' }).click()]);
+    const key = (await adminPage.locator('#new-key').innerText()).trim();
+    expect(key).toMatch(/^svc_/);
+    const runs = await stack.api('GET', `/api/v1/runs/run_nothere`, { key });
+    expect(runs.status).toBe(404); // authenticated, the run just does not exist
+    // Shown once: the list never shows it again.
+    await adminPage.goto(`${stack.url}/console/keys`);
+    expect(await adminPage.content()).not.toContain(key);
+    const row = adminPage.locator('tr.key', { hasText: 'ci <deploy>' });
+    await expect(row.innerText()).resolves.toContain(`svc_…${key.slice(-4)}`);
+    await expect(row.innerText()).resolves.toContain('runs:read');
+    await Promise.all([adminPage.waitForNavigation(), row.getByRole('button', { name: /Revoke/ }).click()]);
+    const after = await stack.api('GET', `/api/v1/runs/run_nothere`, { key });
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('api_key_revoked');
+  });
+
+  it('refuses key creation to a member without the admin role', async () => {
+    const email = `dan-${tag}@example.test`;
+    await member(stack, ws.workspaceId, email, 'member');
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await signInAs(page, stack.url, email);
+    await page.goto(`${stack.url}/console/keys`);
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    // Even a hand-made form post with the member's own valid CSRF token is refused.
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    const before = await stack.db.prisma.apiKey.count({ where: { workspaceId: ws.workspaceId } });
+    const forged = await page.request.post(`${stack.url}/console/keys`, { form: { _csrf: csrf, name: 'sneaky', scopes: 'runs:read' } });
+    expect(forged.status()).toBe(403);
+    expect(await stack.db.prisma.apiKey.count({ where: { workspaceId: ws.workspaceId } })).toBe(before);
+    await ctx.close();
+  });
+
+  it('shows plan, use, members and secret names, never secret values', async () => {
+    await adminPage.goto(`${stack.url}/console/workspace`);
+    await adminPage.getByLabel('Name').fill('PAYMENT_TOKEN');
+    await adminPage.getByLabel(/^Value/).fill('tok-very-secret-123');
+    await Promise.all([adminPage.waitForURL('**/console/workspace'), adminPage.getByRole('button', { name: 'Save secret' }).click()]);
+    const text = await adminPage.locator('main').innerText();
+    expect(text).toContain('PAYMENT_TOKEN');
+    expect(await adminPage.content()).not.toContain('tok-very-secret-123');
+    expect(text).toContain(ADMIN);
+    await expect(adminPage.locator('#use-running').innerText()).resolves.toMatch(/^\d+ of \d+ at once$/);
+    await expect(adminPage.locator('#use-requests').innerText()).resolves.toMatch(/^\d+ of \d+ per 60 s/);
+  });
+});

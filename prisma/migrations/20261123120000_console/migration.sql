@@ -51,3 +51,6 @@ CREATE TABLE "sign_in_failures" (
 );
 CREATE INDEX "sign_in_failures_email_idx" ON "sign_in_failures"("email", "at");
 CREATE INDEX "sign_in_failures_address_idx" ON "sign_in_failures"("address", "at");
+
+-- "Last used" of the console's key list, to the minute (bumped at most once a minute per key).
+ALTER TABLE "api_keys" ADD COLUMN "last_used_at" TIMESTAMPTZ(3);

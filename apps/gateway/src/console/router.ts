@@ -4,7 +4,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '@svc/domain';
 import type { ConsoleDeps } from './deps';
 import { authPages } from './pages/auth';
+import { keyPages } from './pages/keys';
 import { reviewPages } from './pages/reviews';
+import { workspacePages } from './pages/workspace';
 import { runPages } from './pages/runs';
 import { checkCsrf, loadConsoleSession, refusal, requireSession } from './session';
 
@@ -39,6 +41,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(requireSession);
   r.use(runPages(deps));
   r.use(reviewPages(deps));
+  r.use(keyPages(deps));
+  r.use(workspacePages(deps));
   r.use((req, res) => refusal(res, 404, 'Not found', 'There is no such page.', req.consoleSession));
   // Domain errors become pages, not problems: a foreign or missing id reads as "not found".
   r.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
