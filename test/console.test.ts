@@ -214,3 +214,41 @@ describe('console keys and workspace', () => {
     await expect(adminPage.locator('#use-requests').innerText()).resolves.toMatch(/^\d+ of \d+ per 60 s/);
   });
 });
+
+describe('console workflows', () => {
+  it('edits a workflow into an error (shown at its path), fixes it, diffs the versions and raises workflow.updated', async () => {
+    await adminPage.goto(`${stack.url}/console/workflows/new?template=transform`);
+    await Promise.all([adminPage.waitForURL('**/console/workflows/wf_*'), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    const wfId = new URL(adminPage.url()).pathname.split('/').pop()!;
+    await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 1');
+
+    const editor = adminPage.getByLabel('Definition (YAML or JSON)');
+    const original = await editor.inputValue();
+    await editor.fill(original.replace('type: transform', 'type: transfrom'));
+    const [bad] = await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    expect(bad!.status()).toBe(422);
+    await expect(adminPage.locator('#problems').innerText()).resolves.toMatch(/steps\[0\]\.type/);
+    expect((await stack.db.prisma.workflow.findUniqueOrThrow({ where: { id: wfId } })).version).toBe(1);
+
+    // The editor keeps the text as typed; fix it and change the expression.
+    const kept = await adminPage.getByLabel('Definition (YAML or JSON)').inputValue();
+    expect(kept).toContain('transfrom');
+    await adminPage.getByLabel('Definition (YAML or JSON)').fill(kept.replace('transfrom', 'transform').replace("'Hello, '", "'Hi, '"));
+    await Promise.all([adminPage.waitForURL(`**/console/workflows/${wfId}?saved=updated`), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 2');
+    const diff = await adminPage.locator('#diff').innerText();
+    expect(diff).toMatch(/^- +expression: "\{ 'greeting': 'Hello, ' & input\.name \}"$/m);
+    expect(diff).toMatch(/^\+ +expression: "\{ 'greeting': 'Hi, ' & input\.name \}"$/m);
+    const event = await stack.db.prisma.event.findFirst({ where: { workspaceId: ws.workspaceId, type: 'workflow.updated', dedupeKey: `${wfId}:v2` } });
+    expect(event).not.toBeNull();
+    await expect(adminPage.locator('main').innerText()).resolves.toContain(`/hooks/trg_`);
+
+    // A test run from the page, watched until it succeeds.
+    await adminPage.getByLabel('Input (JSON object)').fill('{"name": "Ada"}');
+    await Promise.all([adminPage.waitForURL('**/console/runs/run_*'), adminPage.getByRole('button', { name: 'Start run' }).click()]);
+    await adminPage.locator('#run-live .status-succeeded').first().waitFor({ timeout: 30_000 });
+    await expect(adminPage.locator('#run-live').innerText()).resolves.toContain('Hi, Ada');
+    const runId = new URL(adminPage.url()).pathname.split('/').pop()!;
+    expect((await stack.db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).workflowVersion).toBe(2);
+  });
+});

@@ -27,3 +27,4 @@ export * from './mail';
 export * from './reviews/reviewMail';
 export * from './members';
 export * from './console/listWorkspaceRuns';
+export * from './console/applyAndAnnounce';

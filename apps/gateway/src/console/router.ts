@@ -6,6 +6,7 @@ import type { ConsoleDeps } from './deps';
 import { authPages } from './pages/auth';
 import { keyPages } from './pages/keys';
 import { reviewPages } from './pages/reviews';
+import { workflowPages } from './pages/workflows';
 import { workspacePages } from './pages/workspace';
 import { runPages } from './pages/runs';
 import { checkCsrf, loadConsoleSession, refusal, requireSession } from './session';
@@ -41,6 +42,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(requireSession);
   r.use(runPages(deps));
   r.use(reviewPages(deps));
+  r.use(workflowPages(deps));
   r.use(keyPages(deps));
   r.use(workspacePages(deps));
   r.use((req, res) => refusal(res, 404, 'Not found', 'There is no such page.', req.consoleSession));
@@ -48,7 +50,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!(err instanceof AppError)) return next(err);
     const status = err.code.endsWith('not_found') ? 404 : err.code === 'run_not_cancellable' ? 409 : 400;
-    refusal(res, status, status === 404 ? 'Not found' : 'Not done', err.message, req.consoleSession);
+    const details = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
+    refusal(res, status, status === 404 ? 'Not found' : 'Not done', details ? `${err.message} (${details})` : err.message, req.consoleSession);
   });
   return r;
 }
