@@ -7,10 +7,13 @@ import type { TestStack } from './helpers/stack';
 import { startSmtpSink } from './helpers/smtpSink';
 import { waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
+import { startHttpsReceiver, testCertificate } from './helpers/httpsReceiver';
+import type { HttpsReceiver } from './helpers/httpsReceiver';
 
 let stack: TestStack;
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let browser: Browser;
+let receiver: HttpsReceiver;
 let ws: { workspaceId: string; key: string };
 let other: { workspaceId: string; key: string };
 let admin: BrowserContext;
@@ -29,7 +32,15 @@ const reviewFlow = {
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  stack = await startStack({ SMTP_URL: smtp.url });
+  stack = await startStack({
+    SMTP_URL: smtp.url,
+    // The loopback webhook receiver of this test and its self-signed CA; quick retries.
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    OUTBOUND_CA_FILE: testCertificate().certFile,
+    WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,600ms',
+    WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+  });
+  receiver = await startHttpsReceiver();
   ws = await stack.tenant();
   other = await stack.tenant();
   await member(stack, ws.workspaceId, ADMIN, 'admin');
@@ -40,6 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
   await stack?.stop();
   await smtp?.close();
 });
@@ -250,5 +262,50 @@ describe('console workflows', () => {
     await expect(adminPage.locator('#run-live').innerText()).resolves.toContain('Hi, Ada');
     const runId = new URL(adminPage.url()).pathname.split('/').pop()!;
     expect((await stack.db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).workflowVersion).toBe(2);
+  });
+});
+
+describe('console webhooks', () => {
+  it('creates an endpoint (secret shown once) and shows a delivery with every attempt; a retry sends it again', async () => {
+    // The first attempt fails, the next ones succeed.
+    let calls = 0;
+    receiver.setHandler((_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'text/plain' });
+      res.end(calls === 1 ? 'busy' : 'ok');
+    });
+    await adminPage.goto(`${stack.url}/console/endpoints`);
+    await adminPage.getByLabel('URL (https)').fill(`${receiver.origin}/hook`);
+    await adminPage.getByLabel('Description').fill('ops <team>');
+    await adminPage.getByLabel('workflow.updated').check();
+    await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Create endpoint' }).click()]);
+    const secret = (await adminPage.locator('#new-secret').innerText()).trim();
+    expect(secret.length).toBeGreaterThan(20);
+    const endpoint = await stack.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, url: `${receiver.origin}/hook` } });
+    await adminPage.goto(`${stack.url}/console/endpoints/${endpoint.id}`);
+    expect(await adminPage.content()).not.toContain(secret);
+
+    // A run that succeeds raises run.succeeded, delivered to the endpoint.
+    const wf = await stack.apply(ws.workspaceId, { name: 'Hooked', slug: 'hooked', steps: [{ key: 'a', type: 'transform', expression: "'x'" }] });
+    await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key: ws.key, body: { input: {}, wait: true } });
+    // The delivery log refreshes itself (htmx) until the delivery succeeded on its second attempt.
+    const row = adminPage.locator('#deliveries tr.delivery', { hasText: 'run.succeeded' });
+    await row.locator('td', { hasText: /^succeeded$/ }).waitFor({ timeout: 30_000 });
+    await expect(row.locator('td').nth(2).innerText()).resolves.toBe('2');
+    await Promise.all([adminPage.waitForNavigation(), row.getByRole('link', { name: 'run.succeeded' }).click()]);
+    const attempts = adminPage.locator('tr.attempt');
+    await expect(attempts.count()).resolves.toBe(2);
+    await expect(attempts.nth(0).innerText()).resolves.toContain('503');
+    await expect(attempts.nth(1).innerText()).resolves.toContain('200');
+
+    // Retry from the page: a third attempt reaches the receiver.
+    const before = receiver.requests.length;
+    await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Retry delivery' }).click()]);
+    await waitFor(async () => receiver.requests.length, (n) => n > before);
+
+    // Disable from the page.
+    await adminPage.goto(`${stack.url}/console/endpoints/${endpoint.id}`);
+    await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Disable' }).click()]);
+    expect((await stack.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).status).toBe('disabled');
   });
 });

@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '@svc/domain';
 import type { ConsoleDeps } from './deps';
 import { authPages } from './pages/auth';
+import { endpointPages } from './pages/endpoints';
 import { keyPages } from './pages/keys';
 import { reviewPages } from './pages/reviews';
 import { workflowPages } from './pages/workflows';
@@ -44,6 +45,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(reviewPages(deps));
   r.use(workflowPages(deps));
   r.use(keyPages(deps));
+  r.use(endpointPages(deps));
   r.use(workspacePages(deps));
   r.use((req, res) => refusal(res, 404, 'Not found', 'There is no such page.', req.consoleSession));
   // Domain errors become pages, not problems: a foreign or missing id reads as "not found".
