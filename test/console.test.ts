@@ -105,7 +105,10 @@ describe('console sign-in', () => {
     const mailer = createMailer({ smtpUrl: smtp.url, from: 'svc <no-reply@test>', logger: { info() {}, warn() {} } });
     await addMember({ prisma: stack.db.prisma, mailer }, { workspaceId: ws.workspaceId, email, role: 'member', baseUrl: stack.url });
     mailer.close();
-    const mail = await waitFor(async () => smtp.messages.find((m) => m.to.includes(email)), (m) => m !== undefined);
+    const mail = await waitFor(
+      async () => smtp.messages.find((m) => m.to.includes(email)),
+      (m) => m !== undefined,
+    );
     const decoded = mail!.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
     const link = new RegExp(`${stack.url}/console/link/[A-Za-z0-9_-]+`).exec(decoded)![0];
     const ctx = await browser.newContext();
@@ -230,7 +233,10 @@ describe('console keys and workspace', () => {
 describe('console workflows', () => {
   it('edits a workflow into an error (shown at its path), fixes it, diffs the versions and raises workflow.updated', async () => {
     await adminPage.goto(`${stack.url}/console/workflows/new?template=transform`);
-    await Promise.all([adminPage.waitForURL('**/console/workflows/wf_*'), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    await Promise.all([
+      adminPage.waitForURL('**/console/workflows/wf_*'),
+      adminPage.getByRole('button', { name: 'Validate and save' }).click(),
+    ]);
     const wfId = new URL(adminPage.url()).pathname.split('/').pop()!;
     await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 1');
 
@@ -246,12 +252,17 @@ describe('console workflows', () => {
     const kept = await adminPage.getByLabel('Definition (YAML or JSON)').inputValue();
     expect(kept).toContain('transfrom');
     await adminPage.getByLabel('Definition (YAML or JSON)').fill(kept.replace('transfrom', 'transform').replace("'Hello, '", "'Hi, '"));
-    await Promise.all([adminPage.waitForURL(`**/console/workflows/${wfId}?saved=updated`), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    await Promise.all([
+      adminPage.waitForURL(`**/console/workflows/${wfId}?saved=updated`),
+      adminPage.getByRole('button', { name: 'Validate and save' }).click(),
+    ]);
     await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 2');
     const diff = await adminPage.locator('#diff').innerText();
     expect(diff).toMatch(/^- +expression: "\{ 'greeting': 'Hello, ' & input\.name \}"$/m);
     expect(diff).toMatch(/^\+ +expression: "\{ 'greeting': 'Hi, ' & input\.name \}"$/m);
-    const event = await stack.db.prisma.event.findFirst({ where: { workspaceId: ws.workspaceId, type: 'workflow.updated', dedupeKey: `${wfId}:v2` } });
+    const event = await stack.db.prisma.event.findFirst({
+      where: { workspaceId: ws.workspaceId, type: 'workflow.updated', dedupeKey: `${wfId}:v2` },
+    });
     expect(event).not.toBeNull();
     await expect(adminPage.locator('main').innerText()).resolves.toContain(`/hooks/trg_`);
 
@@ -281,12 +292,18 @@ describe('console webhooks', () => {
     await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Create endpoint' }).click()]);
     const secret = (await adminPage.locator('#new-secret').innerText()).trim();
     expect(secret.length).toBeGreaterThan(20);
-    const endpoint = await stack.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, url: `${receiver.origin}/hook` } });
+    const endpoint = await stack.db.prisma.webhookEndpoint.findFirstOrThrow({
+      where: { workspaceId: ws.workspaceId, url: `${receiver.origin}/hook` },
+    });
     await adminPage.goto(`${stack.url}/console/endpoints/${endpoint.id}`);
     expect(await adminPage.content()).not.toContain(secret);
 
     // A run that succeeds raises run.succeeded, delivered to the endpoint.
-    const wf = await stack.apply(ws.workspaceId, { name: 'Hooked', slug: 'hooked', steps: [{ key: 'a', type: 'transform', expression: "'x'" }] });
+    const wf = await stack.apply(ws.workspaceId, {
+      name: 'Hooked',
+      slug: 'hooked',
+      steps: [{ key: 'a', type: 'transform', expression: "'x'" }],
+    });
     await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key: ws.key, body: { input: {}, wait: true } });
     // The delivery log refreshes itself (htmx) until the delivery succeeded on its second attempt.
     const row = adminPage.locator('#deliveries tr.delivery', { hasText: 'run.succeeded' });
@@ -301,11 +318,56 @@ describe('console webhooks', () => {
     // Retry from the page: a third attempt reaches the receiver.
     const before = receiver.requests.length;
     await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Retry delivery' }).click()]);
-    await waitFor(async () => receiver.requests.length, (n) => n > before);
+    await waitFor(
+      async () => receiver.requests.length,
+      (n) => n > before,
+    );
 
     // Disable from the page.
     await adminPage.goto(`${stack.url}/console/endpoints/${endpoint.id}`);
     await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Disable' }).click()]);
     expect((await stack.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).status).toBe('disabled');
+  });
+});
+
+describe('console pages', () => {
+  // CONSOLE_SCREENSHOTS=1 also writes the README's screenshots (docs/console/*.png).
+  const shots = process.env.CONSOLE_SCREENSHOTS === '1';
+  it('serve a strict CSP and htmx from this origin, and fit laptop and phone widths', async () => {
+    const runId = (
+      await stack.db.prisma.run.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, status: 'succeeded' }, orderBy: { seq: 'desc' } })
+    ).id;
+    const wfId = (await stack.db.prisma.workflow.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, slug: 'greet-new' } })).id;
+    const endpointId = (await stack.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspaceId } })).id;
+    const pages: Record<string, string> = {
+      runs: '/console/runs',
+      run: `/console/runs/${runId}`,
+      reviews: '/console/reviews',
+      workflow: `/console/workflows/${wfId}?from=1&to=2`,
+      keys: '/console/keys',
+      endpoint: `/console/endpoints/${endpointId}`,
+      workspace: '/console/workspace',
+    };
+    const htmx = await adminPage.request.get(`${stack.url}/console/static/htmx.min.js`);
+    expect(htmx.status()).toBe(200);
+    for (const [name, path] of Object.entries(pages)) {
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ]) {
+        await adminPage.setViewportSize({ width, height });
+        const res = await adminPage.goto(stack.url + path);
+        expect(res!.status()).toBe(200);
+        const csp = res!.headers()['content-security-policy'];
+        expect(csp).toContain("script-src 'self'");
+        expect(csp).toContain("style-src 'self'");
+        expect(csp).not.toContain('unsafe');
+        // The page itself never scrolls sideways; wide tables scroll inside their section.
+        const overflow = await adminPage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+        if (shots) await adminPage.screenshot({ path: `docs/console/${name}-${width}.png`, fullPage: width < 1000 ? false : true });
+      }
+    }
+    await adminPage.setViewportSize({ width: 1280, height: 800 });
   });
 });

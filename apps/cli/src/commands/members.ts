@@ -22,7 +22,10 @@ export function registerMembers(program: Command, run: Run): void {
         async (ctx) => {
           const mailer = mailerOf(ctx);
           try {
-            const r = await addMember({ prisma: ctx.db.prisma, mailer }, { workspaceId: o.workspace, email: o.email, role: o.role, baseUrl: ctx.config.BASE_URL });
+            const r = await addMember(
+              { prisma: ctx.db.prisma, mailer },
+              { workspaceId: o.workspace, email: o.email, role: o.role, baseUrl: ctx.config.BASE_URL },
+            );
             return r.member;
           } finally {
             mailer.close();
@@ -47,7 +50,10 @@ export function registerMembers(program: Command, run: Run): void {
         async (ctx) => {
           const member = await ctx.db.prisma.member.findUnique({ where: { email: normalizeEmail(o.email) } });
           if (!member) throw new Error(`${o.email} is not a member`);
-          return { email: member.email, link: await issueSignInLink(ctx.db.prisma, { memberId: member.id, purpose: 'sign_in', baseUrl: ctx.config.BASE_URL }) };
+          return {
+            email: member.email,
+            link: await issueSignInLink(ctx.db.prisma, { memberId: member.id, purpose: 'sign_in', baseUrl: ctx.config.BASE_URL }),
+          };
         },
         (v) => v.link,
       ),

@@ -53,7 +53,13 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     if (!(err instanceof AppError)) return next(err);
     const status = err.code.endsWith('not_found') ? 404 : err.code === 'run_not_cancellable' ? 409 : 400;
     const details = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
-    refusal(res, status, status === 404 ? 'Not found' : 'Not done', details ? `${err.message} (${details})` : err.message, req.consoleSession);
+    refusal(
+      res,
+      status,
+      status === 404 ? 'Not found' : 'Not done',
+      details ? `${err.message} (${details})` : err.message,
+      req.consoleSession,
+    );
   });
   return r;
 }

@@ -34,7 +34,16 @@ export function sendPage(res: Response, status: number, page: string): void {
 }
 
 export function refusal(res: Response, status: number, title: string, message: string, session?: ConsoleSessionView): void {
-  sendPage(res, status, layout({ title, session, body: html`<h1>${title}</h1><p class="notice error">${message}</p>` }));
+  sendPage(
+    res,
+    status,
+    layout({
+      title,
+      session,
+      body: html`<h1>${title}</h1>
+        <p class="notice error">${message}</p>`,
+    }),
+  );
 }
 
 /** Loads the member session from its cookie; never from an API key (a request carrying one is refused). */
@@ -85,7 +94,13 @@ export function checkCsrf(config: { BASE_URL: string }) {
       (req.headers.origin !== undefined && req.headers.origin !== origin) ||
       (site !== undefined && site !== 'same-origin' && site !== 'none')
     ) {
-      return refusal(res, 403, 'Not accepted', 'This form was not sent from this console (CSRF check); nothing was changed.', req.consoleSession);
+      return refusal(
+        res,
+        403,
+        'Not accepted',
+        'This form was not sent from this console (CSRF check); nothing was changed.',
+        req.consoleSession,
+      );
     }
     next();
   };

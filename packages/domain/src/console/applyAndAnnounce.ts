@@ -20,7 +20,12 @@ export async function applyWorkflowAndAnnounce(
   const result = await applyWorkflow(db, box, args);
   const w = result.workflow;
   if (result.change === 'updated' || (result.change === 'unchanged' && w.version > 1)) {
-    await recordEventAndDeliveries(db, { workspaceId: args.workspaceId, type: 'workflow.updated', dedupeKey: `${w.id}:v${w.version}`, data: w });
+    await recordEventAndDeliveries(db, {
+      workspaceId: args.workspaceId,
+      type: 'workflow.updated',
+      dedupeKey: `${w.id}:v${w.version}`,
+      data: w,
+    });
   }
   return result;
 }

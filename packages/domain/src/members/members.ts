@@ -46,10 +46,7 @@ export async function listMembers(db: Db, workspaceId: string): Promise<MemberVi
 }
 
 /** A one-time link (`invite` sets a password; `sign_in` signs straight in); the token is returned once, only its digest kept. */
-export async function issueSignInLink(
-  db: Db,
-  args: { memberId: string; purpose: 'invite' | 'sign_in'; baseUrl: string },
-): Promise<string> {
+export async function issueSignInLink(db: Db, args: { memberId: string; purpose: 'invite' | 'sign_in'; baseUrl: string }): Promise<string> {
   const token = randomToken('', 32);
   const ttl = args.purpose === 'invite' ? INVITE_TTL_MS : SIGN_IN_LINK_TTL_MS;
   await db.signInLink.create({

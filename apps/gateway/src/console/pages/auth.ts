@@ -31,20 +31,25 @@ function preCsrf(req: Request, res: Response, baseUrl: string): string {
 function signInPage(csrf: string, message?: { text: string; error?: boolean }) {
   return layout({
     title: 'Sign in',
-    body: html`<section><h1>Sign in</h1>
-${message ? html`<p class="notice ${message.error ? 'error' : ''}" role="alert">${message.text}</p>` : ''}
-<form method="post" action="/console/sign-in">
-  <input type="hidden" name="_csrf" value="${csrf}">
-  <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
-  <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-  <p><button type="submit">Sign in</button></p>
-</form></section>
-<section><h2>Or get a one-time link by mail</h2>
-<form method="post" action="/console/sign-in/link">
-  <input type="hidden" name="_csrf" value="${csrf}">
-  <label for="link-email">Email for the link</label><input id="link-email" name="email" type="email" required>
-  <p><button type="submit">Mail me a link</button></p>
-</form></section>`,
+    body: html`<section>
+        <h1>Sign in</h1>
+        ${message ? html`<p class="notice ${message.error ? 'error' : ''}" role="alert">${message.text}</p>` : ''}
+        <form method="post" action="/console/sign-in">
+          <input type="hidden" name="_csrf" value="${csrf}" />
+          <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required />
+          <label for="password">Password</label
+          ><input id="password" name="password" type="password" autocomplete="current-password" required />
+          <p><button type="submit">Sign in</button></p>
+        </form>
+      </section>
+      <section>
+        <h2>Or get a one-time link by mail</h2>
+        <form method="post" action="/console/sign-in/link">
+          <input type="hidden" name="_csrf" value="${csrf}" />
+          <label for="link-email">Email for the link</label><input id="link-email" name="email" type="email" required />
+          <p><button type="submit">Mail me a link</button></p>
+        </form>
+      </section>`,
   });
 }
 
@@ -71,14 +76,25 @@ export function authPages(deps: ConsoleDeps): Router {
     const csrf = preCsrf(req, res, deps.config.BASE_URL);
     if (outcome.reason === 'throttled') {
       res.setHeader('Retry-After', '900');
-      return sendPage(res, 429, signInPage(csrf, { text: 'Too many failed sign-ins. Try again in 15 minutes, or use a mailed link.', error: true }));
+      return sendPage(
+        res,
+        429,
+        signInPage(csrf, { text: 'Too many failed sign-ins. Try again in 15 minutes, or use a mailed link.', error: true }),
+      );
     }
     sendPage(res, 401, signInPage(csrf, { text: 'Wrong email or password.', error: true }));
   });
 
   r.post('/sign-in/link', async (req, res) => {
-    await mailSignInLink({ prisma: deps.prisma, mailer: deps.mailer }, { email: String((req.body as Record<string, unknown>).email ?? ''), baseUrl: deps.config.BASE_URL });
-    sendPage(res, 200, signInPage(preCsrf(req, res, deps.config.BASE_URL), { text: 'If that address belongs to a member, a sign-in link is on its way.' }));
+    await mailSignInLink(
+      { prisma: deps.prisma, mailer: deps.mailer },
+      { email: String((req.body as Record<string, unknown>).email ?? ''), baseUrl: deps.config.BASE_URL },
+    );
+    sendPage(
+      res,
+      200,
+      signInPage(preCsrf(req, res, deps.config.BASE_URL), { text: 'If that address belongs to a member, a sign-in link is on its way.' }),
+    );
   });
 
   r.get('/link/:token', async (req, res) => {
@@ -91,12 +107,15 @@ export function authPages(deps: ConsoleDeps): Router {
       200,
       layout({
         title: invite ? 'Choose a password' : 'Sign in',
-        body: html`<section><h1>${invite ? 'Choose a password' : 'Sign in'}</h1><p>${link.email}</p>
-<form method="post" action="/console/link/${encodeURIComponent(String(req.params.token))}">
-  <input type="hidden" name="_csrf" value="${csrf}">
-  ${invite ? html`<label for="password">New password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>` : ''}
-  <p><button type="submit">${invite ? 'Save and sign in' : 'Sign in'}</button></p>
-</form></section>`,
+        body: html`<section>
+          <h1>${invite ? 'Choose a password' : 'Sign in'}</h1>
+          <p>${link.email}</p>
+          <form method="post" action="/console/link/${encodeURIComponent(String(req.params.token))}">
+            <input type="hidden" name="_csrf" value="${csrf}" />
+            ${invite ? html`<label for="password">New password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required />` : ''}
+            <p><button type="submit">${invite ? 'Save and sign in' : 'Sign in'}</button></p>
+          </form>
+        </section>`,
       }),
     );
   });

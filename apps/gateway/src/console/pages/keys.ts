@@ -21,22 +21,64 @@ export function keyPages(deps: ConsoleDeps): Router {
       layout({
         title: 'API keys',
         session: s,
-        body: html`<h1>API keys</h1>${extra}
-<section><table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>
-${keys.map(
-  (k) => html`<tr class="key" data-key="${k.id}"><td>${k.name}</td><td><code>svc_…${k.last4}</code></td><td>${k.scopes.join(', ')}</td><td>${k.created_at}</td><td>${k.expires_at ?? 'never'}</td><td>${k.last_used_at ?? 'never'}</td>
-<td>${k.revoked_at ? html`revoked ${k.revoked_at}` : admin ? html`<form method="post" action="/console/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${s.csrfToken}"><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>` : 'active'}</td></tr>`,
-)}
-${keys.length ? '' : html`<tr><td colspan="7" class="muted">No keys.</td></tr>`}
-</tbody></table></section>
-${admin ? html`<section><h2>Create a key</h2>
-<form method="post" action="/console/keys">
-  <input type="hidden" name="_csrf" value="${s.csrfToken}">
-  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100">
-  <fieldset><legend>Scopes</legend>${SCOPES.map((sc) => html`<label><input type="checkbox" name="scopes" value="${sc}"> ${sc}</label>`)}</fieldset>
-  <label for="key-expiry">Expires in (e.g. 30d, 12h; empty: never)</label><input id="key-expiry" name="expires_in" maxlength="20">
-  <p><button type="submit">Create key</button></p>
-</form></section>` : html`<p class="muted">Only workspace admins create and revoke keys.</p>`}`,
+        body: html`<h1>API keys</h1>
+          ${extra}
+          <section>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${keys.map(
+                  (k) =>
+                    html`<tr class="key" data-key="${k.id}">
+                      <td>${k.name}</td>
+                      <td><code>svc_…${k.last4}</code></td>
+                      <td>${k.scopes.join(', ')}</td>
+                      <td>${k.created_at}</td>
+                      <td>${k.expires_at ?? 'never'}</td>
+                      <td>${k.last_used_at ?? 'never'}</td>
+                      <td>
+                        ${k.revoked_at ? html`revoked ${k.revoked_at}` : admin ? html`<form method="post" action="/console/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${s.csrfToken}" /><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>` : 'active'}
+                      </td>
+                    </tr>`,
+                )}
+                ${
+                  keys.length
+                    ? ''
+                    : html`<tr>
+                        <td colspan="7" class="muted">No keys.</td>
+                      </tr>`
+                }
+              </tbody>
+            </table>
+          </section>
+          ${
+            admin
+              ? html`<section>
+                  <h2>Create a key</h2>
+                  <form method="post" action="/console/keys">
+                    <input type="hidden" name="_csrf" value="${s.csrfToken}" />
+                    <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" />
+                    <fieldset>
+                      <legend>Scopes</legend>
+                      ${SCOPES.map((sc) => html`<label><input type="checkbox" name="scopes" value="${sc}" /> ${sc}</label>`)}
+                    </fieldset>
+                    <label for="key-expiry">Expires in (e.g. 30d, 12h; empty: never)</label
+                    ><input id="key-expiry" name="expires_in" maxlength="20" />
+                    <p><button type="submit">Create key</button></p>
+                  </form>
+                </section>`
+              : html`<p class="muted">Only workspace admins create and revoke keys.</p>`
+          }`,
       }),
     );
   }
@@ -51,14 +93,20 @@ ${admin ? html`<section><h2>Create a key</h2>
     try {
       const key = await createApiKey(deps.prisma, {
         workspaceId: s.workspaceId,
-        name: String(body.name ?? '').trim().slice(0, 100) || 'key',
+        name:
+          String(body.name ?? '')
+            .trim()
+            .slice(0, 100) || 'key',
         scopes,
         expiresAt: expiresIn ? new Date(Date.now() + parseDuration(expiresIn)) : undefined,
       });
       await page(
         req,
         res,
-        html`<section><p class="notice" role="status">Key created. Copy it now: it is never shown again.</p><p class="secret" id="new-key">${key.key}</p></section>`,
+        html`<section>
+          <p class="notice" role="status">Key created. Copy it now: it is never shown again.</p>
+          <p class="secret" id="new-key">${key.key}</p>
+        </section>`,
         201,
       );
     } catch (err) {

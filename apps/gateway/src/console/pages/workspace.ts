@@ -32,25 +32,93 @@ export function workspacePages(deps: ConsoleDeps): Router {
         title: 'Workspace',
         session: s,
         body: html`<h1>Workspace ${ws.name}</h1>
-<section><h2>Plan and use</h2><table><tbody>
-<tr><th scope="row">Plan</th><td>${limits.plan}</td></tr>
-<tr><th scope="row">Requests this minute (workspace)</th><td id="use-requests">${counter[0]?.points ?? 0} of ${limits.workspacePerMin} per ${RATE_WINDOW_SECONDS} s (${limits.keyPerMin} per key)</td></tr>
-<tr><th scope="row">Running runs</th><td id="use-running">${running} of ${limits.concurrency} at once</td></tr>
-<tr><th scope="row">Queued runs</th><td id="use-queued">${queued}</td></tr>
-</tbody></table></section>
-<section><h2>Members</h2><table><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th></tr></thead><tbody>
-${members.map((m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${m.has_password ? m.created_at : 'invited'}</td></tr>`)}
-</tbody></table><p class="muted">Add members with <code>svc members add --workspace ${s.workspaceId} --email … --role admin|member</code>.</p></section>
-<section><h2>Secrets</h2><table><thead><tr><th scope="col">Name</th><th scope="col">Updated</th></tr></thead><tbody>
-${secrets.map((x) => html`<tr><td><code>${x.name}</code></td><td>${x.updated_at}</td></tr>`)}
-${secrets.length ? '' : html`<tr><td colspan="2" class="muted">No secrets.</td></tr>`}
-</tbody></table>
-${admin ? html`<form method="post" action="/console/workspace/secrets">
-  <input type="hidden" name="_csrf" value="${s.csrfToken}">
-  <label for="secret-name">Name</label><input id="secret-name" name="name" required pattern="[A-Z][A-Z0-9_]{0,63}" autocomplete="off">
-  <label for="secret-value">Value (set or replace; never shown back)</label><input id="secret-value" name="value" type="password" required autocomplete="off">
-  <p><button type="submit">Save secret</button></p>
-</form>` : ''}</section>`,
+          <section>
+            <h2>Plan and use</h2>
+            <table>
+              <tbody>
+                <tr>
+                  <th scope="row">Plan</th>
+                  <td>${limits.plan}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Requests this minute (workspace)</th>
+                  <td id="use-requests">
+                    ${counter[0]?.points ?? 0} of ${limits.workspacePerMin} per ${RATE_WINDOW_SECONDS} s (${limits.keyPerMin} per key)
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">Running runs</th>
+                  <td id="use-running">${running} of ${limits.concurrency} at once</td>
+                </tr>
+                <tr>
+                  <th scope="row">Queued runs</th>
+                  <td id="use-queued">${queued}</td>
+                </tr>
+              </tbody>
+            </table>
+          </section>
+          <section>
+            <h2>Members</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${members.map(
+                  (m) =>
+                    html`<tr>
+                      <td>${m.email}</td>
+                      <td>${m.role}</td>
+                      <td>${m.has_password ? m.created_at : 'invited'}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <p class="muted">Add members with <code>svc members add --workspace ${s.workspaceId} --email … --role admin|member</code>.</p>
+          </section>
+          <section>
+            <h2>Secrets</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${secrets.map(
+                  (x) =>
+                    html`<tr>
+                      <td><code>${x.name}</code></td>
+                      <td>${x.updated_at}</td>
+                    </tr>`,
+                )}
+                ${
+                  secrets.length
+                    ? ''
+                    : html`<tr>
+                        <td colspan="2" class="muted">No secrets.</td>
+                      </tr>`
+                }
+              </tbody>
+            </table>
+            ${
+              admin
+                ? html`<form method="post" action="/console/workspace/secrets">
+                    <input type="hidden" name="_csrf" value="${s.csrfToken}" />
+                    <label for="secret-name">Name</label
+                    ><input id="secret-name" name="name" required pattern="[A-Z][A-Z0-9_]{0,63}" autocomplete="off" />
+                    <label for="secret-value">Value (set or replace; never shown back)</label
+                    ><input id="secret-value" name="value" type="password" required autocomplete="off" />
+                    <p><button type="submit">Save secret</button></p>
+                  </form>`
+                : ''
+            }
+          </section>`,
       }),
     );
   });
