@@ -85,6 +85,21 @@ describe('console sign-in', () => {
     await ctx.close();
   });
 
+  it('signs out everywhere: every session of the member ends at once', async () => {
+    const email = `eve-${tag}@example.test`;
+    await member(stack, ws.workspaceId, email, 'member');
+    const [a, b] = [await browser.newContext(), await browser.newContext()];
+    const [pa, pb] = [await a.newPage(), await b.newPage()];
+    expect(await signInAs(pa, stack.url, email)).toBe(200);
+    expect(await signInAs(pb, stack.url, email)).toBe(200);
+    await pa.goto(`${stack.url}/console/workspace`);
+    await Promise.all([pa.waitForURL('**/console/sign-in'), pa.getByRole('button', { name: 'Sign out everywhere' }).click()]);
+    await pb.goto(`${stack.url}/console/runs`);
+    expect(new URL(pb.url()).pathname).toBe('/console/sign-in');
+    await a.close();
+    await b.close();
+  });
+
   it('throttles repeated wrong passwords, even when the right one follows', async () => {
     const email = `ben-${tag}@example.test`;
     await member(stack, ws.workspaceId, email, 'member');

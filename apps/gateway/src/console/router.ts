@@ -51,12 +51,12 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   // Domain errors become pages, not problems: a foreign or missing id reads as "not found".
   r.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!(err instanceof AppError)) return next(err);
-    const status = err.code.endsWith('not_found') ? 404 : err.code === 'run_not_cancellable' ? 409 : 400;
+    const status = err.status;
     const details = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
     refusal(
       res,
       status,
-      status === 404 ? 'Not found' : 'Not done',
+      status === 404 ? 'Not found' : status >= 500 ? 'Unavailable' : 'Not done',
       details ? `${err.message} (${details})` : err.message,
       req.consoleSession,
     );

@@ -14,7 +14,7 @@ import {
   updateEndpoint,
 } from '@svc/domain';
 import type { EndpointDeps, WebhookEndpointView } from '@svc/domain';
-import { createSecretBox } from '@svc/signing';
+import { secretBoxOf } from '../deps';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
@@ -41,15 +41,12 @@ const listOf = (v: unknown) => ([] as unknown[]).concat(v ?? []).map(String);
 export function endpointPages(deps: ConsoleDeps): Router {
   const r = Router();
   const urls = createEndpointUrlPolicy({ allowHttp: deps.config.OUTBOUND_ALLOW_HTTP, allowCidrs: deps.config.OUTBOUND_ALLOW_CIDRS });
-  const endpointDeps = (): EndpointDeps => {
-    if (!deps.config.SVC_ENCRYPTION_KEY) throw new AppError('unavailable', 'The server has no encryption key configured');
-    return {
-      prisma: deps.prisma,
-      box: createSecretBox(deps.config.SVC_ENCRYPTION_KEY),
-      urls,
-      secretOverlapMs: deps.config.WEBHOOK_SECRET_OVERLAP_MS,
-    };
-  };
+  const endpointDeps = (): EndpointDeps => ({
+    prisma: deps.prisma,
+    box: secretBoxOf(deps),
+    urls,
+    secretOverlapMs: deps.config.WEBHOOK_SECRET_OVERLAP_MS,
+  });
 
   async function listPage(req: Request, res: Response, extra: Safe | '' = '', status = 200) {
     const s = req.consoleSession!;

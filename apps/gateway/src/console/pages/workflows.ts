@@ -4,7 +4,7 @@ import { createTwoFilesPatch } from 'diff';
 import { stringify as toYaml } from 'yaml';
 import { AppError, applyWorkflowAndAnnounce, findWorkflow, getWorkflow, listWorkflows, parseDefinition, startRun } from '@svc/domain';
 import type { FieldError } from '@svc/domain';
-import { createSecretBox } from '@svc/signing';
+import { secretBoxOf } from '../deps';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
@@ -34,10 +34,6 @@ function editorForm(csrf: string, text: string, problems: FieldError[] | null, a
 /** Workflows: list, page (steps, versions and their diff, trigger), editor, templates, test runs. */
 export function workflowPages(deps: ConsoleDeps): Router {
   const r = Router();
-  const box = () => {
-    if (!deps.config.SVC_ENCRYPTION_KEY) throw new AppError('unavailable', 'The server has no encryption key configured');
-    return createSecretBox(deps.config.SVC_ENCRYPTION_KEY);
-  };
 
   r.get('/workflows', async (req, res) => {
     const s = req.consoleSession!;
@@ -133,7 +129,7 @@ export function workflowPages(deps: ConsoleDeps): Router {
         if (row.slug !== definition.slug)
           return problem([{ path: 'slug', message: `must stay "${row.slug}" (a new slug is a new workflow)` }]);
       }
-      const result = await applyWorkflowAndAnnounce(deps.prisma, box(), {
+      const result = await applyWorkflowAndAnnounce(deps.prisma, secretBoxOf(deps), {
         workspaceId: s.workspaceId,
         definition,
         baseUrl: deps.config.BASE_URL,

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AppError, getWorkspace, listMembers, listSecrets, RATE_WINDOW_SECONDS, setSecret, workspaceLimits } from '@svc/domain';
-import { createSecretBox } from '@svc/signing';
+import { secretBoxOf } from '../deps';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -56,6 +56,14 @@ export function workspacePages(deps: ConsoleDeps): Router {
                 </tr>
               </tbody>
             </table>
+          </section>
+          <section>
+            <h2>Your sessions</h2>
+            <form method="post" action="/console/sign-out">
+              <input type="hidden" name="_csrf" value="${s.csrfToken}" />
+              <input type="hidden" name="everywhere" value="1" />
+              <button type="submit" class="danger">Sign out everywhere</button>
+            </form>
           </section>
           <section>
             <h2>Members</h2>
@@ -125,16 +133,15 @@ export function workspacePages(deps: ConsoleDeps): Router {
 
   r.post('/workspace/secrets', requireAdmin, async (req, res) => {
     const s = req.consoleSession!;
-    if (!deps.config.SVC_ENCRYPTION_KEY) return refusal(res, 503, 'Unavailable', 'The server has no encryption key configured.', s);
     const body = req.body as Record<string, unknown>;
     try {
-      await setSecret(deps.prisma, createSecretBox(deps.config.SVC_ENCRYPTION_KEY), {
+      await setSecret(deps.prisma, secretBoxOf(deps), {
         workspaceId: s.workspaceId,
         name: String(body.name ?? ''),
         value: String(body.value ?? ''),
       });
     } catch (err) {
-      if (err instanceof AppError) return refusal(res, 400, 'Not saved', err.message, s);
+      if (err instanceof AppError && err.status < 500) return refusal(res, 400, 'Not saved', err.message, s);
       throw err;
     }
     res.redirect(303, '/console/workspace');
