@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addMember, createMailer } from '@svc/domain';
 import { launchChromium } from './helpers/browser';
@@ -7,6 +9,7 @@ import type { TestStack } from './helpers/stack';
 import { startSmtpSink } from './helpers/smtpSink';
 import { waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
+import { ROOT } from './helpers/processes';
 import { startHttpsReceiver, testCertificate } from './helpers/httpsReceiver';
 import type { HttpsReceiver } from './helpers/httpsReceiver';
 
@@ -98,6 +101,30 @@ describe('console sign-in', () => {
     expect(new URL(pb.url()).pathname).toBe('/console/sign-in');
     await a.close();
     await b.close();
+  });
+
+  it('svc members add and sign-in-link (what npm start prints for the demo admin) give a one-time link into the console', async () => {
+    const email = `fay-${tag}@example.test`;
+    const svc = (args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args, '--json'], {
+        env: { ...process.env, BASE_URL: stack.url },
+        encoding: 'utf8',
+      });
+    const added = svc(['members', 'add', '--workspace', ws.workspaceId, '--email', email, '--role', 'admin']);
+    expect(added.status).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ email, role: 'admin', has_password: false });
+    expect(svc(['members', 'add', '--workspace', ws.workspaceId, '--email', email, '--role', 'nobody']).status).not.toBe(0);
+    const printed = svc(['members', 'sign-in-link', '--email', email]);
+    expect(printed.status).toBe(0);
+    const link = JSON.parse(printed.stdout).link as string;
+    expect(link.startsWith(`${stack.url}/console/link/`)).toBe(true);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(link);
+    await Promise.all([page.waitForURL('**/console/runs'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await expect(page.locator('.who').innerText()).resolves.toContain(`${email} · admin`);
+    expect((await page.goto(link))!.status()).toBe(403);
+    await ctx.close();
   });
 
   it('throttles repeated wrong passwords, even when the right one follows', async () => {
@@ -378,7 +405,7 @@ describe('console pages', () => {
         expect(csp).toContain("style-src 'self'");
         expect(csp).not.toContain('unsafe');
         // The page itself never scrolls sideways; wide tables scroll inside their section.
-        const overflow = await adminPage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = (await adminPage.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
         expect(overflow).toBeLessThanOrEqual(0);
         if (shots) await adminPage.screenshot({ path: `docs/console/${name}-${width}.png`, fullPage: width < 1000 ? false : true });
       }
