@@ -1,13 +1,11 @@
+import { escapeHtml } from '../reviewPage/render';
+
 /** Markup that is already safe (built by `html`); anything else interpolated is escaped. */
 export class Safe {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function render(v: unknown): string {
