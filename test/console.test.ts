@@ -390,6 +390,13 @@ describe('console pages', () => {
       endpoint: `/console/endpoints/${endpointId}`,
       workspace: '/console/workspace',
     };
+    // Something waiting in the reviews inbox.
+    const pending = await stack.apply(ws.workspaceId, { ...reviewFlow, slug: 'payout-pages' });
+    const waiting = await stack.api('POST', `/api/v1/workflows/${pending.id}/runs`, {
+      key: ws.key,
+      body: { input: { amount: 40 }, wait: true },
+    });
+    expect(waiting.body.status).toBe('waiting_for_review');
     const htmx = await adminPage.request.get(`${stack.url}/console/static/htmx.min.js`);
     expect(htmx.status()).toBe(200);
     for (const [name, path] of Object.entries(pages)) {
