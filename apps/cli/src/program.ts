@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDeliveries, registerMail } from './commands/deliveries';
 import { registerKeys } from './commands/keys';
+import { registerMembers } from './commands/members';
 import { registerReviews } from './commands/reviews';
 import { registerSecrets } from './commands/secrets';
 import { registerWorkflows } from './commands/workflows';
@@ -31,6 +32,7 @@ export function buildProgram(open: () => CliContext = () => openContext()): Comm
   };
   registerWorkspace(program, run);
   registerKeys(program, run);
+  registerMembers(program, run);
   registerWorkflows(program, run);
   registerSecrets(program, run);
   registerReviews(program, run);

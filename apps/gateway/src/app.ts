@@ -1,6 +1,8 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
+import { createMailer } from '@svc/domain';
+import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
@@ -63,6 +65,9 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(reviewPageRoutes(deps));
   // The API reference for people (Swagger UI over the same document), no key, browsers welcome.
   app.use(docsRoutes(openapi));
+  // The web console for workspace members (API.md §11): sessions, never API keys.
+  const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
+  app.use('/console', consoleRouter({ ...deps, mailer }));
 
   app.use(notFound);
   app.use(bodyParserErrors);

@@ -29,6 +29,19 @@ describe('banner', () => {
     expect(curl?.trim()).toBe(curlLine('http://localhost:8080', 'wf_1', 'svc_abc'));
   });
 
+  it('prints the console and the demo admin one-time sign-in link', () => {
+    const text = formatBanner({
+      baseUrl: 'http://localhost:8080',
+      temporalUiUrl: null,
+      dataDir: '/d',
+      demo,
+      consoleLink: 'http://localhost:8080/console/link/tok',
+      embedded: { postgres: true, temporal: true },
+    });
+    expect(text).toMatch(/Console +http:\/\/localhost:8080\/console\n/);
+    expect(text).toMatch(/Console sign-in +http:\/\/localhost:8080\/console\/link\/tok /);
+  });
+
   it('shows the note instead of demo data when there is none', () => {
     const text = formatBanner({
       baseUrl: 'http://h:1',

@@ -12,6 +12,8 @@ export interface BannerInfo {
   embedded: { postgres: boolean; temporal: boolean };
   /** Shown when there is no demo (e.g. why). */
   demoNote?: string;
+  /** A one-time console sign-in link for the demo admin (15 minutes). */
+  consoleLink?: string;
 }
 
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -36,6 +38,7 @@ export function formatBanner(b: BannerInfo): string {
     ['API', `${b.baseUrl}/api/v1`],
     ['OpenAPI', `${b.baseUrl}/api/v1/openapi.json`],
     ['API reference', `${b.baseUrl}/docs`],
+    ['Console', `${b.baseUrl}/console`],
     ['Temporal', `${b.temporal.address} (namespace ${b.temporal.namespace})`],
     ['Temporal UI', b.temporalUiUrl ?? '(external Temporal: see your cluster)'],
     ['Data', `${b.dataDir}${b.embedded.postgres || b.embedded.temporal ? '' : ' (not used: external PostgreSQL and Temporal)'}`],
@@ -45,6 +48,7 @@ export function formatBanner(b: BannerInfo): string {
     rows.push(['Demo workflow', `${b.demo.workflowId} (${b.demo.workflowSlug})`]);
     rows.push(['Demo API key', b.demo.key]);
   }
+  if (b.consoleLink) rows.push(['Console sign-in', `${b.consoleLink}  (demo admin, one-time, 15 min)`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = ['', 'svc is running', '', ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), ''];
   if (b.demo) {

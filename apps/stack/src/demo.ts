@@ -113,3 +113,16 @@ export async function createDemo(run: CliRunner, definitionFile: string): Promis
     createdAt: new Date().toISOString(),
   };
 }
+
+export const DEMO_ADMIN_EMAIL = 'admin@demo.example';
+
+/** A fresh one-time console sign-in link for the demo admin (added on first use, e.g. to an older demo). */
+export async function demoAdminSignInLink(run: CliRunner, workspaceId: string): Promise<string> {
+  const link = () => run(['members', 'sign-in-link', '--email', DEMO_ADMIN_EMAIL]);
+  try {
+    return str(await link(), 'link', 'members sign-in-link');
+  } catch {
+    await run(['members', 'add', '--workspace', workspaceId, '--email', DEMO_ADMIN_EMAIL, '--role', 'admin']);
+    return str(await link(), 'link', 'members sign-in-link');
+  }
+}

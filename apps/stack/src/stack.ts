@@ -22,7 +22,7 @@ import {
   type StackInfo,
 } from '@svc/devstack';
 import { formatBanner } from './banner';
-import { createDemo, readDemoFile, svcCliRunner, writeDemoFile, type DemoInfo } from './demo';
+import { createDemo, demoAdminSignInLink, readDemoFile, svcCliRunner, writeDemoFile, type DemoInfo } from './demo';
 
 /**
  * `npm start`. With no configuration: embedded PostgreSQL (DATA_DIR/postgres) and a Temporal
@@ -351,6 +351,14 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   } else {
     demoNote = 'No demo data with an external database; create a workspace and key with `npm run svc -- --help`.';
   }
+  let consoleLink: string | undefined;
+  if (demo) {
+    try {
+      consoleLink = await demoAdminSignInLink(svcCliRunner(paths.cli, { ...appEnv, LOG_LEVEL: 'warn' }, paths.repoRoot), demo.workspaceId);
+    } catch (err) {
+      warn(`Could not make a console sign-in link: ${(err as Error).message}`);
+    }
+  }
   if (sup.stopping) return;
 
   process.stdout.write(
@@ -361,6 +369,7 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
       dataDir,
       demo,
       demoNote,
+      consoleLink,
       embedded: { postgres: embeddedDb, temporal: embeddedTemporal },
     }),
   );

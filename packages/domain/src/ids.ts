@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'ws' | 'key' | 'wf' | 'run' | 'rev' | 'we' | 'evt' | 'dlv' | 'trg';
+export type IdPrefix = 'ws' | 'mem' | 'key' | 'wf' | 'run' | 'rev' | 'we' | 'evt' | 'dlv' | 'trg';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -25,3 +25,6 @@ export * from './reviews/reviews';
 export * from './webhooks';
 export * from './mail';
 export * from './reviews/reviewMail';
+export * from './members';
+export * from './console/listWorkspaceRuns';
+export * from './console/applyAndAnnounce';

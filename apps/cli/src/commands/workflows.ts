@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { applyWorkflow, listWorkflows, parseDefinition, recordEventAndDeliveries, showTrigger } from '@svc/domain';
+import { applyWorkflowAndAnnounce, listWorkflows, parseDefinition, showTrigger } from '@svc/domain';
 import type { WorkflowView } from '@svc/domain';
 import { table } from '../output';
 import type { Run } from '../run';
@@ -16,24 +16,11 @@ export function registerWorkflows(program: Command, run: Run): void {
           const text = readFileSync(o.file, 'utf8');
           const format = /\.json$/i.test(o.file) ? 'json' : /\.ya?ml$/i.test(o.file) ? 'yaml' : undefined;
           const definition = parseDefinition(text, format);
-          const result = await applyWorkflow(ctx.db.prisma, ctx.box(), {
+          const result = await applyWorkflowAndAnnounce(ctx.db.prisma, ctx.box(), {
             workspaceId: o.workspace,
             definition,
             baseUrl: ctx.config.BASE_URL,
           });
-          // workflow.updated (API.md §3, §7), once per version: the event and its deliveries are
-          // written in one transaction (the outbox) and the workers start the delivery workflows.
-          // Re-applying an unchanged file records the event of the current version if an
-          // interrupted earlier apply did not get to it (the dedupe key makes it a no-op otherwise).
-          const w = result.workflow;
-          if (result.change === 'updated' || (result.change === 'unchanged' && w.version > 1)) {
-            await recordEventAndDeliveries(ctx.db.prisma, {
-              workspaceId: o.workspace,
-              type: 'workflow.updated',
-              dedupeKey: `${w.id}:v${w.version}`,
-              data: w,
-            });
-          }
           return { ...result.workflow, change: result.change };
         },
         (w: WorkflowView & { change: string }) =>

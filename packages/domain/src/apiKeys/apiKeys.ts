@@ -22,6 +22,7 @@ export interface ApiKeyView {
   expires_at: string | null;
   revoked_at: string | null;
   created_at: string | null;
+  last_used_at: string | null;
 }
 
 type ApiKeyRow = Awaited<ReturnType<Db['apiKey']['findUniqueOrThrow']>>;
@@ -36,6 +37,7 @@ function toView(k: ApiKeyRow): ApiKeyView {
     expires_at: iso(k.expiresAt),
     revoked_at: iso(k.revokedAt),
     created_at: iso(k.createdAt),
+    last_used_at: iso(k.lastUsedAt),
   };
 }
 
@@ -108,6 +110,10 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Pri
   if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
   if (row.revokedAt) throw new AppError('api_key_revoked', 'The API key has been revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new AppError('api_key_expired', 'The API key has expired');
+  // "Last used" for the console, to the minute: at most one write per key per minute, off the request's path.
+  if (!row.lastUsedAt || row.lastUsedAt.getTime() < Date.now() - 60_000) {
+    db.apiKey.updateMany({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+  }
   return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes.filter(isScope), limits: workspaceLimits(row.workspace) };
 }
 

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import express, { Router } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '@svc/domain';
+import type { ConsoleDeps } from './deps';
+import { authPages } from './pages/auth';
+import { endpointPages } from './pages/endpoints';
+import { keyPages } from './pages/keys';
+import { reviewPages } from './pages/reviews';
+import { workflowPages } from './pages/workflows';
+import { workspacePages } from './pages/workspace';
+import { runPages } from './pages/runs';
+import { checkCsrf, loadConsoleSession, refusal, requireSession } from './session';
+
+// No inline script or style anywhere: external files from this origin only.
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+function secureHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', CSP);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
+// From dist/console or src/console alike: the stylesheet stays in the sources (tsc copies no CSS).
+const STATIC_DIR = path.resolve(__dirname, '../../src/console/static');
+const HTMX_DIR = path.dirname(require.resolve('htmx.org/dist/htmx.min.js'));
+
+/** The web console (API.md §11) at /console: member sessions only, never API keys. */
+export function consoleRouter(deps: ConsoleDeps): Router {
+  const r = Router();
+  r.use(secureHeaders);
+  r.use('/static', express.static(STATIC_DIR, { index: false, maxAge: '1h' }));
+  r.get('/static/htmx.min.js', (_req, res) => res.sendFile(path.join(HTMX_DIR, 'htmx.min.js'), { maxAge: '1h' }));
+  r.use(loadConsoleSession(deps.prisma));
+  r.use(express.urlencoded({ extended: false, limit: '256kb' }));
+  r.use(checkCsrf(deps.config));
+  r.get('/', (req, res) => res.redirect(303, req.consoleSession ? '/console/runs' : '/console/sign-in'));
+  r.use(authPages(deps));
+  r.use(requireSession);
+  r.use(runPages(deps));
+  r.use(reviewPages(deps));
+  r.use(workflowPages(deps));
+  r.use(keyPages(deps));
+  r.use(endpointPages(deps));
+  r.use(workspacePages(deps));
+  r.use((req, res) => refusal(res, 404, 'Not found', 'There is no such page.', req.consoleSession));
+  // Domain errors become pages, not problems: a foreign or missing id reads as "not found".
+  r.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!(err instanceof AppError)) return next(err);
+    const status = err.status;
+    const details = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
+    refusal(
+      res,
+      status,
+      status === 404 ? 'Not found' : status >= 500 ? 'Unavailable' : 'Not done',
+      details ? `${err.message} (${details})` : err.message,
+      req.consoleSession,
+    );
+  });
+  return r;
+}
