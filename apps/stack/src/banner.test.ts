@@ -33,6 +33,7 @@ describe('banner', () => {
     const text = formatBanner({
       baseUrl: 'http://localhost:8080',
       temporalUiUrl: null,
+      temporal: { address: '127.0.0.1:7233', namespace: 'default' },
       dataDir: '/d',
       demo,
       consoleLink: 'http://localhost:8080/console/link/tok',
