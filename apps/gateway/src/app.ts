@@ -56,8 +56,8 @@ export function createApp(deps: GatewayDeps): Express {
   api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);
   // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
-  // authenticate; browsers never call webhooks.
-  app.use('/hooks', refuseBrowsers, hookRoutes(deps));
+  // authenticate; no browser rule (senders are other services, whatever headers they add).
+  app.use('/hooks', hookRoutes(deps));
 
   // Pages for people (assignees' browsers), hence outside /api/v1 and its browser refusal.
   app.use(reviewPageRoutes(deps));

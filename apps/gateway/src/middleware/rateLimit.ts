@@ -9,7 +9,7 @@ import { principalOf } from './authenticate';
  * RateLimit; a refused request is answered 429 `rate_limited` with Retry-After before it reaches
  * any route, so it has no side effect (and is not counted).
  *
- *   api.use(addressGate)              an address over its unauthenticated budget: 429, no key lookup
+ *   api.use(addressGate)              keyless, from an address over its budget: 429, no key lookup
  *   api.use(refuseBrowsers)
  *   api.get('/openapi.json', countAddress, …)
  *   api.use(authenticate(…))
@@ -70,6 +70,12 @@ function isUnauthenticatedRefusal(err: unknown): boolean {
 export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
   return {
     async addressGate(req, res, next) {
+      // A request with a key is judged by its key: a valid one never meets the address budget,
+      // and a bad one is counted against the address by countRefused.
+      if (req.headers.authorization !== undefined) {
+        next();
+        return;
+      }
       const decision = await orNull(limiter.checkAddress(clientAddress(req)));
       if (decision && !decision.allowed) apply(res, decision);
       next();
