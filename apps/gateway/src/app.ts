@@ -4,6 +4,7 @@ import { buildOpenApiDocument } from '@svc/contract';
 import type { GatewayDeps } from './deps';
 import { createMetrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
+import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
 import { bodyParserErrors } from './middleware/jsonBody';
 import { rateLimits } from './middleware/rateLimit';
@@ -40,7 +41,8 @@ export function createApp(deps: GatewayDeps): Express {
   const api = express.Router();
   // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,
   // then per key and per workspace.
-  const limits = rateLimits(deps.rateLimiter);
+  const addresses = clientAddresses(deps.config.TRUSTED_PROXY_CIDRS ?? []);
+  const limits = rateLimits(deps.rateLimiter, addresses);
   api.use(limits.addressGate);
   api.use(refuseBrowsers);
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
@@ -57,7 +59,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/api/v1', api);
   // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
   // authenticate; no browser rule (senders are other services, whatever headers they add).
-  app.use('/hooks', hookRoutes(deps));
+  app.use('/hooks', hookRoutes(deps, addresses));
 
   // Pages for people (assignees' browsers), hence outside /api/v1 and its browser refusal.
   app.use(reviewPageRoutes(deps));

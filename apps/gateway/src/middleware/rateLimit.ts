@@ -1,8 +1,9 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError } from '@svc/domain';
 import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
 import { principalOf } from './authenticate';
+import type { ClientAddresses } from './clientAddress';
 
 /**
  * Rate limits of API.md §8 on the /api/v1 router. Every answer carries RateLimit-Policy and
@@ -21,12 +22,6 @@ export interface RateLimitMiddleware {
   countAddress: RequestHandler;
   countRefused: ErrorRequestHandler;
   perKey: RequestHandler;
-}
-
-/** The peer address of the connection (IPv4-mapped IPv6 written as IPv4). */
-export function clientAddress(req: Request): string {
-  const a = req.socket.remoteAddress ?? 'unknown';
-  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
 const DETAIL: Record<string, (q: number, t: number) => string> = {
@@ -67,7 +62,8 @@ function isUnauthenticatedRefusal(err: unknown): boolean {
   return err instanceof AppError && (err.status === 401 || err.code === 'browser_requests_not_allowed');
 }
 
-export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
+export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): RateLimitMiddleware {
+  const clientAddress = addresses.bucket;
   return {
     async addressGate(req, res, next) {
       // A request with a key is judged by its key: a valid one never meets the address budget,

@@ -1,24 +1,17 @@
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
-import { AppError, createCidrMatcher, fireTrigger, resolveClientIp, TRIGGER_BODY_LIMIT } from '@svc/domain';
+import { AppError, fireTrigger, TRIGGER_BODY_LIMIT } from '@svc/domain';
 import { createSecretBox } from '@svc/signing';
 import { HookAccepted } from '@svc/contract';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { readBodyLimited } from '../hooks/readBody';
-
-function trustedProxyMatcher(cidrs: readonly string[]): (ip: string) => boolean {
-  try {
-    return createCidrMatcher(cidrs);
-  } catch (err) {
-    throw new Error(`Invalid TRUSTED_PROXY_CIDRS: ${(err as Error).message}`);
-  }
-}
+import type { ClientAddresses } from '../middleware/clientAddress';
 
 /**
  * `POST /hooks/{trigger_id}` (API.md §6): the fixed inbound trigger URL of a workflow.
  * No API key: the trigger's own secret and/or signature authenticate the caller. Mounted
- * at `/hooks` outside `/api/v1`, behind the browser refusal only.
+ * at `/hooks` outside `/api/v1`, with no browser rule.
  *
  * Order: 413 (size) → 404 (unknown trigger) → 403 ip_not_allowed → 403
  * required_header_missing → 401 invalid_trigger_secret → 401 invalid_trigger_signature →
@@ -26,9 +19,8 @@ function trustedProxyMatcher(cidrs: readonly string[]): (ip: string) => boolean 
  * schema) → 200 replay / 202 new run. Every refusal happens before any run exists.
  * Secrets, signatures and header values are never logged.
  */
-export function hookRoutes(deps: GatewayDeps): Router {
+export function hookRoutes(deps: GatewayDeps, addresses: ClientAddresses): Router {
   const r = Router();
-  const isTrustedProxy = trustedProxyMatcher(deps.config.TRUSTED_PROXY_CIDRS ?? []);
   const box = deps.config.SVC_ENCRYPTION_KEY ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY) : undefined;
 
   r.post('/:trigger_id', async (req, res) => {
@@ -37,7 +29,7 @@ export function hookRoutes(deps: GatewayDeps): Router {
       deps.logger.error({ requestId: res.locals.requestId }, 'SVC_ENCRYPTION_KEY is not set: inbound triggers cannot be verified');
       throw new AppError('unavailable', 'Inbound triggers are not available; try again later');
     }
-    const ip = resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], isTrustedProxy);
+    const ip = addresses.ip(req);
     try {
       const { run, replayed } = await fireTrigger(
         { prisma: deps.prisma, launcher: deps.launcher, box },
