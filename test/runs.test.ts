@@ -113,6 +113,26 @@ describe('starting a run', () => {
     expect(notObject.body.errors[0].path).toBe('input');
   });
 
+  it('answers 422 validation_failed for input nested deeper than 64 levels, never a 500, and starts nothing', async () => {
+    const before = await stack.db.prisma.run.count({ where: { workflowId: greetId } });
+    /** An input object of `levels` levels: {name, deep: [[…]]}. */
+    const input = (levels: number) => `{"name":"x","deep":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const send = (levels: number) =>
+      stack.api('POST', `/api/v1/workflows/${greetId}/runs`, {
+        key,
+        rawBody: `{"input":${input(levels)}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const levels of [65, 200_000]) {
+      const r = await send(levels);
+      expect([r.status, r.body.code]).toEqual([422, 'validation_failed']);
+      expect(r.body.detail).toContain('64');
+    }
+    expect(await stack.db.prisma.run.count({ where: { workflowId: greetId } })).toBe(before);
+    // Exactly 64 levels is accepted.
+    expect((await send(64)).status).toBe(201);
+  });
+
   it('answers 400 invalid_json for malformed JSON', async () => {
     const r = await stack.api('POST', `/api/v1/workflows/${greetId}/runs`, {
       key,

@@ -320,6 +320,20 @@ describe('the body', () => {
   });
 });
 
+describe('deep nesting', () => {
+  it('answers 422 validation_failed for a body nested deeper than 64 levels, never a 500, and starts nothing', async () => {
+    const t = await makeTrigger();
+    const body = (levels: number) => `{"deep":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    for (const levels of [65, 100_000]) {
+      const b = body(levels);
+      await expectRefused(await post(t.url, b, good(t, b)), 422, 'validation_failed', t.wfId);
+    }
+    const ok = body(64);
+    expectAccepted(await post(t.url, ok, good(t, ok)));
+    await expectRuns(t.wfId, 1);
+  });
+});
+
 describe('the 256 KB limit', () => {
   /** A JSON object of exactly `size` bytes. */
   const objectOf = (size: number) => `{"pad":"${'x'.repeat(size - 10)}"}`;

@@ -25,3 +25,4 @@ export * from './reviews/reviews';
 export * from './webhooks';
 export * from './mail';
 export * from './reviews/reviewMail';
+export * from './shared/jsonDepth';

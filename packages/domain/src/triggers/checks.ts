@@ -2,6 +2,7 @@ import type ipaddr from 'ipaddr.js';
 import { hmacSha256Hex, safeEqual } from '@svc/signing';
 import type { TriggerSettings } from '../definitions';
 import { AppError } from '../errors';
+import { assertJsonDepth } from '../shared/jsonDepth';
 import { createCidrMatcher, parseIp } from '../net/addressPolicy';
 
 /**
@@ -170,6 +171,7 @@ export function parseTriggerBody(headers: HeaderBag, rawBody: Buffer): Record<st
   } catch {
     throw new AppError('invalid_json', 'The request body is not valid JSON');
   }
+  assertJsonDepth(value);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError('invalid_request', 'The request body must be a JSON object', {
       errors: [{ path: 'body', message: 'must be a JSON object' }],
