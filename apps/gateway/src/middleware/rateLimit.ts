@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError } from '@svc/domain';
 import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
+import type { PolicyName } from '../ratelimit/headers';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
 import { principalOf } from './authenticate';
 import type { ClientAddresses } from './clientAddress';
@@ -24,13 +25,16 @@ export interface RateLimitMiddleware {
   perKey: RequestHandler;
 }
 
-const DETAIL: Record<string, (q: number, t: number) => string> = {
+const DETAIL: Record<PolicyName, (q: number, t: number) => string> = {
   key: (q, t) => `This API key is limited to ${q} requests per minute; retry in ${t} s`,
   workspace: (q, t) => `This workspace's API keys are limited to ${q} requests per minute together; retry in ${t} s`,
   ip: (q, t) => `Too many unauthenticated requests from this address (${q} per minute); retry in ${t} s`,
+  trigger: (q, t) => `This trigger accepts ${q} requests per minute; retry in ${t} s`,
+  hook_ip: (q, t) => `Too many trigger requests from this address (${q} per minute); retry in ${t} s`,
 };
 
-function apply(res: Response, decision: RateDecision): void {
+/** Sets the RateLimit headers of a decision; a refusal throws 429 `rate_limited` with Retry-After. */
+export function applyDecision(res: Response, decision: RateDecision): void {
   const headers = rateLimitHeaders(decision.policies, decision.current, !decision.allowed);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   if (!decision.allowed) {
@@ -44,7 +48,7 @@ function storeUnavailable(): AppError {
 }
 
 /** Per key and workspace: without the store the request is not let through (the key lookup needs the same database). */
-async function decide<T>(p: Promise<T>): Promise<T> {
+export async function decide<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch {
@@ -53,7 +57,7 @@ async function decide<T>(p: Promise<T>): Promise<T> {
 }
 
 /** Per address: without the store the request goes on uncounted (the OpenAPI document needs no database). */
-async function orNull<T>(p: Promise<T | null>): Promise<T | null> {
+export async function orNull<T>(p: Promise<T | null>): Promise<T | null> {
   return p.catch(() => null);
 }
 
@@ -73,13 +77,13 @@ export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): Ra
         return;
       }
       const decision = await orNull(limiter.checkAddress(clientAddress(req)));
-      if (decision && !decision.allowed) apply(res, decision);
+      if (decision && !decision.allowed) applyDecision(res, decision);
       next();
     },
 
     async countAddress(req, res, next) {
       const decision = await orNull(limiter.takeForAddress(clientAddress(req)));
-      if (decision) apply(res, decision);
+      if (decision) applyDecision(res, decision);
       next();
     },
 
@@ -91,7 +95,7 @@ export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): Ra
       limiter.takeForAddress(clientAddress(req)).then(
         (decision) => {
           try {
-            if (decision) apply(res, decision);
+            if (decision) applyDecision(res, decision);
             next(err);
           } catch (refused) {
             next(refused);
@@ -104,7 +108,7 @@ export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): Ra
 
     async perKey(_req, res, next) {
       const { keyId, workspaceId, limits } = principalOf(res);
-      apply(res, await decide(limiter.takeForKey({ keyId, workspaceId, limits })));
+      applyDecision(res, await decide(limiter.takeForKey({ keyId, workspaceId, limits })));
       next();
     },
   };
