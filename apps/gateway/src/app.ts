@@ -2,7 +2,8 @@ import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
 import type { GatewayDeps } from './deps';
-import { createMetrics } from './http/metrics';
+import { createMetrics, metricsRoute } from './http/metrics';
+import type { Metrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
 import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
@@ -21,12 +22,15 @@ import { deprecationNotices } from './openapi/deprecation';
 import { methodNotAllowed } from './openapi/methodNotAllowed';
 
 /** The gateway as an Express app, without `listen`: main.ts and the tests both build it. */
-export function createApp(deps: GatewayDeps): Express {
+/**
+ * `metrics` is passed in when main.ts also serves it on METRICS_ADDRESS; the public app then
+ * has no `/metrics` route.
+ */
+export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics()): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', false);
-  const metrics = createMetrics();
   const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
 
   app.use(requestId);
@@ -34,9 +38,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(deprecationNotices(openapi));
   app.use(metrics.observe);
   app.use(healthRoutes(deps.readiness));
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (!deps.config.METRICS_ADDRESS) app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
 
   const api = express.Router();
   // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,

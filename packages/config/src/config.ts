@@ -65,6 +65,19 @@ export const configSchema = z.object({
    * workspace plan's per-key figure per minute. 0 turns the per-address limit off.
    */
   HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  /**
+   * Bearer token `/metrics` requires (`Authorization: Bearer <token>`, compared in constant time).
+   * Unset: `/metrics` answers anyone who reaches it, so keep it off the public port (METRICS_ADDRESS).
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9464` or a private interface). When set,
+   * the public port no longer serves `/metrics` at all.
+   */
+  METRICS_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
+    .optional(),
   // --- Outbound webhooks (API.md §7) and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default
