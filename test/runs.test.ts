@@ -2,6 +2,8 @@ import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet, slow, waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
+import { createDb } from '@svc/db';
+import { getRun } from '@svc/domain';
 
 let stack: TestStack;
 let key: string;
@@ -185,6 +187,32 @@ describe('starting a run', () => {
 });
 
 describe('reading runs', () => {
+  it('reads a run with its steps and review in one SQL statement, the same view as the API', async () => {
+    const r = await start(greetId, { input: { name: 'Ada' }, wait: true });
+    expect(r.body.status).toBe('succeeded');
+    const db = createDb(stack.config.DATABASE_URL!, { max: 1 });
+    let statements = 0;
+    const count = (c: { query: (...a: unknown[]) => unknown }) => {
+      const query = c.query.bind(c);
+      c.query = (...a: unknown[]) => {
+        statements++;
+        return query(...a);
+      };
+    };
+    db.pool.on('connect', (client) => count(client as never));
+    try {
+      await db.prisma.$queryRaw`SELECT 1`;
+      statements = 0;
+      const view = await getRun(db.prisma, { workspaceId, runId: r.body.id });
+      expect(statements).toBe(1);
+      const api = await stack.api('GET', `/api/v1/runs/${r.body.id}`, { key });
+      expect(JSON.parse(JSON.stringify(view))).toEqual(api.body);
+      expect(view.steps!.map((st) => [st.key, st.status])).toEqual([['shape', 'succeeded']]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("answers 404 run_not_found for another workspace's run, exactly like a missing one", async () => {
     const r = await start(greetId, { input: { name: 'x' }, wait: true });
     const other = await stack.tenant();
