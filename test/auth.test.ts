@@ -82,13 +82,26 @@ describe('authentication', () => {
 describe('browser requests', () => {
   it.each([
     ['Origin', { origin: 'https://evil.example' }],
-    ['Sec-Fetch-Mode', { 'sec-fetch-mode': 'cors' }],
     ['Sec-Fetch-Site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site with Sec-Fetch-Mode', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }],
   ])('refuses a request carrying %s, even with a valid key, and sends no CORS header', async (_name, headers) => {
     const { key } = await stack.tenant();
     const r = await stack.api('GET', '/api/v1/workflows', { key, headers });
     expectProblem(r, 403, 'browser_requests_not_allowed');
     expect([...r.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('accepts a lone Sec-Fetch-Mode (what Node’s global fetch sends from a server)', async () => {
+    const { key } = await stack.tenant();
+    const r = await stack.api('GET', '/api/v1/workflows', { key, headers: { 'sec-fetch-mode': 'cors' } });
+    expect(r.status).toBe(200);
+  });
+
+  it('serves a client on Node’s global fetch, black-box', async () => {
+    const { key } = await stack.tenant();
+    const r = await fetch(`${stack.url}/api/v1/workflows`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ data: [] });
   });
 
   it('refuses every OPTIONS preflight', async () => {

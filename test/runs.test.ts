@@ -2,6 +2,8 @@ import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet, slow, waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
+import { createDb } from '@svc/db';
+import { getRun } from '@svc/domain';
 
 let stack: TestStack;
 let key: string;
@@ -113,6 +115,26 @@ describe('starting a run', () => {
     expect(notObject.body.errors[0].path).toBe('input');
   });
 
+  it('answers 422 validation_failed for input nested deeper than 64 levels, never a 500, and starts nothing', async () => {
+    const before = await stack.db.prisma.run.count({ where: { workflowId: greetId } });
+    /** An input object of `levels` levels: {name, deep: [[…]]}. */
+    const input = (levels: number) => `{"name":"x","deep":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const send = (levels: number) =>
+      stack.api('POST', `/api/v1/workflows/${greetId}/runs`, {
+        key,
+        rawBody: `{"input":${input(levels)}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const levels of [65, 200_000]) {
+      const r = await send(levels);
+      expect([r.status, r.body.code]).toEqual([422, 'validation_failed']);
+      expect(r.body.detail).toContain('64');
+    }
+    expect(await stack.db.prisma.run.count({ where: { workflowId: greetId } })).toBe(before);
+    // Exactly 64 levels is accepted.
+    expect((await send(64)).status).toBe(201);
+  });
+
   it('answers 400 invalid_json for malformed JSON', async () => {
     const r = await stack.api('POST', `/api/v1/workflows/${greetId}/runs`, {
       key,
@@ -165,6 +187,32 @@ describe('starting a run', () => {
 });
 
 describe('reading runs', () => {
+  it('reads a run with its steps and review in one SQL statement, the same view as the API', async () => {
+    const r = await start(greetId, { input: { name: 'Ada' }, wait: true });
+    expect(r.body.status).toBe('succeeded');
+    const db = createDb(stack.config.DATABASE_URL!, { max: 1 });
+    let statements = 0;
+    const count = (c: { query: (...a: unknown[]) => unknown }) => {
+      const query = c.query.bind(c);
+      c.query = (...a: unknown[]) => {
+        statements++;
+        return query(...a);
+      };
+    };
+    db.pool.on('connect', (client) => count(client as never));
+    try {
+      await db.prisma.$queryRaw`SELECT 1`;
+      statements = 0;
+      const view = await getRun(db.prisma, { workspaceId, runId: r.body.id });
+      expect(statements).toBe(1);
+      const api = await stack.api('GET', `/api/v1/runs/${r.body.id}`, { key });
+      expect(JSON.parse(JSON.stringify(view))).toEqual(api.body);
+      expect(view.steps!.map((st) => [st.key, st.status])).toEqual([['shape', 'succeeded']]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("answers 404 run_not_found for another workspace's run, exactly like a missing one", async () => {
     const r = await start(greetId, { input: { name: 'x' }, wait: true });
     const other = await stack.tenant();

@@ -294,7 +294,7 @@ describe('the body', () => {
     await expectRuns(t.wfId, 1);
   });
 
-  it('answers 404 for an unknown trigger, and refuses browsers and other methods', async () => {
+  it('answers 404 for an unknown trigger, and refuses other methods', async () => {
     const t = await makeTrigger();
     const body = '{}';
     for (const p of ['/hooks/trg_000000000000000000000000', '/hooks/nope', `/hooks/${t.path.split('/')[2].toUpperCase()}`]) {
@@ -302,8 +302,6 @@ describe('the body', () => {
       expect([r.status, r.body.code]).toEqual([404, 'not_found']);
       expect(r.body.detail).toBe('No trigger at this address');
     }
-    const browser = await post(t.url, body, good(t, body, { origin: 'https://evil.example' }));
-    await expectRefused(browser, 403, 'browser_requests_not_allowed', t.wfId);
     const get = await request(t.url, { method: 'GET' });
     await get.body.text();
     expect(get.statusCode).toBe(405);
@@ -312,6 +310,28 @@ describe('the body', () => {
     const api = await post(`${stack.url}/api/v1${t.path}`, body, { ...good(t, body), authorization: `Bearer ${key}` });
     expect(api.status).toBe(404);
     await expectStillNoRuns(t.wfId);
+  });
+
+  it('applies no browser rule: a sender adding Origin and Sec-Fetch-* headers is served', async () => {
+    const t = await makeTrigger();
+    const body = '{"name":"x"}';
+    const headers = { origin: 'https://sender.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' };
+    expectAccepted(await post(t.url, body, good(t, body, headers)));
+    await expectRuns(t.wfId, 1);
+  });
+});
+
+describe('deep nesting', () => {
+  it('answers 422 validation_failed for a body nested deeper than 64 levels, never a 500, and starts nothing', async () => {
+    const t = await makeTrigger();
+    const body = (levels: number) => `{"deep":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    for (const levels of [65, 100_000]) {
+      const b = body(levels);
+      await expectRefused(await post(t.url, b, good(t, b)), 422, 'validation_failed', t.wfId);
+    }
+    const ok = body(64);
+    expectAccepted(await post(t.url, ok, good(t, ok)));
+    await expectRuns(t.wfId, 1);
   });
 });
 

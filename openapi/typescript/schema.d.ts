@@ -127,7 +127,7 @@ export interface paths {
     put?: never;
     /**
      * Start a run through a workflow's inbound webhook trigger
-     * @description The fixed trigger URL of a workflow (`trigger.url`); not under /api/v1 and without an API key. Checks, in order, each answering before any run exists: body over 256 KB (413; from Content-Length before reading, else while streaming), IP allowlist (403 ip_not_allowed; socket address, X-Forwarded-For only behind operator-trusted proxies), required headers (403 required_header_missing), x-svc-secret (401 invalid_trigger_secret), x-svc-signature (401 invalid_trigger_signature), JSON object body (415 / 400), plan (403 plan_does_not_allow_runs), Idempotency-Key (200 replay), else 202. The run's input is the body and its trigger is `webhook`.
+     * @description The fixed trigger URL of a workflow (`trigger.url`); not under /api/v1, without an API key and without the browser rule. Checks, in order, each answering before any run exists: body over 256 KB by Content-Length (413), requests per source address (429 rate_limited), unknown trigger (404), IP allowlist (403 ip_not_allowed; socket address, X-Forwarded-For only behind operator-trusted proxies), required headers (403 required_header_missing), x-svc-secret (401 invalid_trigger_secret), requests per trigger (429 rate_limited; the plan's per-key figure per minute) — all before the body is read — then body over 256 KB while streaming (413), x-svc-signature (401 invalid_trigger_signature), JSON object body (415 / 400; nested deeper than 64 levels 422), plan (403 plan_does_not_allow_runs), Idempotency-Key (200 replay), else 202. The run's input is the body and its trigger is `webhook`.
      */
     post: operations['fireTrigger'];
     delete?: never;
@@ -1758,7 +1758,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), the workspace's plan does not allow runs (plan_does_not_allow_runs), or a browser request (browser_requests_not_allowed). */
+      /** @description Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), or the workspace's plan does not allow runs (plan_does_not_allow_runs). */
       403: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1798,10 +1798,21 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The body does not match the workflow's input_schema (validation_failed). */
+      /** @description The body does not match the workflow's input_schema, or nests deeper than 64 levels (validation_failed). */
       422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this source address, or to this trigger, this minute (rate_limited); see Retry-After. */
+      429: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

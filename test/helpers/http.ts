@@ -8,9 +8,8 @@ export interface HttpAnswer {
 }
 
 /**
- * A server-side HTTP call, as an integrator's backend makes it. Node's global `fetch`
- * cannot be used against the API: it always adds `Sec-Fetch-Mode: cors`, which the API
- * refuses as a browser request (API.md §2).
+ * A server-side HTTP call, as an integrator's backend makes it; over undici.request so the
+ * tests choose every header (and the source address through `dispatcher`).
  */
 export async function call(
   url: string,

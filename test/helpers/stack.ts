@@ -127,7 +127,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   }
   await startWorker();
 
-  const rateLimiter = createRateLimiter({ pool: db.pool, unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN });
+  const rateLimiter = createRateLimiter({
+    pool: db.pool,
+    unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
+    hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
+  });
   const app = createApp({
     rateLimiter,
     config,

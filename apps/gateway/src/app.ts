@@ -4,8 +4,10 @@ import { buildOpenApiDocument } from '@svc/contract';
 import { createMailer } from '@svc/domain';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
-import { createMetrics } from './http/metrics';
+import { createMetrics, metricsRoute } from './http/metrics';
+import type { Metrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
+import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
 import { bodyParserErrors } from './middleware/jsonBody';
 import { rateLimits } from './middleware/rateLimit';
@@ -22,12 +24,15 @@ import { deprecationNotices } from './openapi/deprecation';
 import { methodNotAllowed } from './openapi/methodNotAllowed';
 
 /** The gateway as an Express app, without `listen`: main.ts and the tests both build it. */
-export function createApp(deps: GatewayDeps): Express {
+/**
+ * `metrics` is passed in when main.ts also serves it on METRICS_ADDRESS; the public app then
+ * has no `/metrics` route.
+ */
+export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics()): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', false);
-  const metrics = createMetrics();
   const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
 
   app.use(requestId);
@@ -35,14 +40,13 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(deprecationNotices(openapi));
   app.use(metrics.observe);
   app.use(healthRoutes(deps.readiness));
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (!deps.config.METRICS_ADDRESS) app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
 
   const api = express.Router();
   // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,
   // then per key and per workspace.
-  const limits = rateLimits(deps.rateLimiter);
+  const addresses = clientAddresses(deps.config.TRUSTED_PROXY_CIDRS ?? []);
+  const limits = rateLimits(deps.rateLimiter, addresses);
   api.use(limits.addressGate);
   api.use(refuseBrowsers);
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
@@ -58,8 +62,8 @@ export function createApp(deps: GatewayDeps): Express {
   api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);
   // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
-  // authenticate; browsers never call webhooks.
-  app.use('/hooks', refuseBrowsers, hookRoutes(deps));
+  // authenticate; no browser rule (senders are other services, whatever headers they add).
+  app.use('/hooks', hookRoutes(deps, addresses));
 
   // Pages for people (assignees' browsers), hence outside /api/v1 and its browser refusal.
   app.use(reviewPageRoutes(deps));

@@ -1,6 +1,7 @@
 import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createApp } from './app';
+import { createMetrics, createMetricsApp } from './http/metrics';
 import { createGatewayDeps } from './wiring';
 
 async function main(): Promise<void> {
@@ -11,10 +12,21 @@ async function main(): Promise<void> {
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
   const deps = await createGatewayDeps(config, logger, db);
-  const server = createApp(deps).listen(config.PORT, config.HOST, () => {
+  const metrics = createMetrics();
+  const server = createApp(deps, metrics).listen(config.PORT, config.HOST, () => {
     logger.info({ url: config.BASE_URL, port: config.PORT, host: config.HOST }, 'gateway listening');
     signalReady();
   });
+  // /metrics on its own address (a private interface), never on the public port.
+  const metricsServer = config.METRICS_ADDRESS ? listenMetrics(config.METRICS_ADDRESS) : undefined;
+  function listenMetrics(address: string) {
+    const i = address.lastIndexOf(':');
+    const host = address.slice(0, i).replace(/^\[|\]$/g, '');
+    const port = Number(address.slice(i + 1));
+    return createMetricsApp(metrics, config.METRICS_TOKEN, logger).listen(port, host, () => {
+      logger.info({ host, port }, 'metrics listening');
+    });
+  }
   // Slightly above the 25 s `wait` so held requests can finish on a graceful stop.
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
@@ -28,6 +40,7 @@ async function main(): Promise<void> {
         .finally(() => process.exit(0));
     });
     server.closeIdleConnections();
+    metricsServer?.close();
     setTimeout(() => process.exit(0), 30_000).unref();
   };
   process.once('SIGINT', () => stop('SIGINT'));

@@ -12,7 +12,11 @@ export async function createGatewayDeps(
   db: DbHandle,
 ): Promise<GatewayDeps & { close(): Promise<void> }> {
   const { client, connection } = await connectTemporalClient(config);
-  const rateLimiter = createRateLimiter({ pool: db.pool, unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN });
+  const rateLimiter = createRateLimiter({
+    pool: db.pool,
+    unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
+    hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
+  });
   return {
     config,
     logger,

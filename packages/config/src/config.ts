@@ -58,6 +58,26 @@ export const configSchema = z.object({
    * 0 turns it off (e.g. when every client reaches the gateway through one shared address).
    */
   RATE_LIMIT_UNAUTHENTICATED_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  // --- Gateway edge: /hooks limits and /metrics exposure ---
+  /**
+   * Inbound trigger requests (`/hooks/…`) per source address per minute, across all triggers,
+   * counted before anything else (no lookup, no body read). Each trigger is also limited to its
+   * workspace plan's per-key figure per minute. 0 turns the per-address limit off.
+   */
+  HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  /**
+   * Bearer token `/metrics` requires (`Authorization: Bearer <token>`, compared in constant time).
+   * Unset: `/metrics` answers anyone who reaches it, so keep it off the public port (METRICS_ADDRESS).
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9464` or a private interface). When set,
+   * the public port no longer serves `/metrics` at all.
+   */
+  METRICS_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
+    .optional(),
   // --- Outbound webhooks (API.md §7) and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default

@@ -298,12 +298,14 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           summary: "Start a run through a workflow's inbound webhook trigger",
           tags: ['Inbound triggers'],
           description:
-            'The fixed trigger URL of a workflow (`trigger.url`); not under /api/v1 and without an API key. Checks, in order, each ' +
-            'answering before any run exists: body over 256 KB (413; from Content-Length before reading, else while streaming), ' +
-            'IP allowlist (403 ip_not_allowed; socket address, X-Forwarded-For only behind operator-trusted proxies), required ' +
-            'headers (403 required_header_missing), x-svc-secret (401 invalid_trigger_secret), x-svc-signature (401 ' +
-            'invalid_trigger_signature), JSON object body (415 / 400), plan (403 plan_does_not_allow_runs), Idempotency-Key ' +
-            "(200 replay), else 202. The run's input is the body and its trigger is `webhook`.",
+            'The fixed trigger URL of a workflow (`trigger.url`); not under /api/v1, without an API key and without the browser ' +
+            'rule. Checks, in order, each answering before any run exists: body over 256 KB by Content-Length (413), requests ' +
+            'per source address (429 rate_limited), unknown trigger (404), IP allowlist (403 ip_not_allowed; socket address, ' +
+            'X-Forwarded-For only behind operator-trusted proxies), required headers (403 required_header_missing), ' +
+            "x-svc-secret (401 invalid_trigger_secret), requests per trigger (429 rate_limited; the plan's per-key figure " +
+            'per minute) — all before the body is read — then body over 256 KB while streaming (413), x-svc-signature (401 ' +
+            'invalid_trigger_signature), JSON object body (415 / 400; nested deeper than 64 levels 422), plan (403 ' +
+            "plan_does_not_allow_runs), Idempotency-Key (200 replay), else 202. The run's input is the body and its trigger is `webhook`.",
           requestParams: { path: TriggerIdParams, header: HookHeaders },
           requestBody: { required: true, content: { 'application/json': { schema: HookPayload } } },
           responses: {
@@ -315,13 +317,14 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             '400': problem('Malformed JSON (invalid_json), a body that is not a JSON object or a bad Idempotency-Key (invalid_request).'),
             '401': problem('Wrong or missing x-svc-secret (invalid_trigger_secret) or x-svc-signature (invalid_trigger_signature).'),
             '403': problem(
-              'Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), the ' +
-                "workspace's plan does not allow runs (plan_does_not_allow_runs), or a browser request (browser_requests_not_allowed).",
+              'Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), or the ' +
+                "workspace's plan does not allow runs (plan_does_not_allow_runs).",
             ),
             '404': problem('No trigger at this URL (not_found).'),
             '413': problem('Body over 256 KB (262144 bytes).'),
             '415': problem('Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding).'),
-            '422': problem("The body does not match the workflow's input_schema (validation_failed)."),
+            '422': problem("The body does not match the workflow's input_schema, or nests deeper than 64 levels (validation_failed)."),
+            '429': problem('Too many requests from this source address, or to this trigger, this minute (rate_limited); see Retry-After.'),
             '500': problem('Internal error.'),
             '503': problem('A dependency is unavailable; retry (with the same Idempotency-Key).'),
           },

@@ -28,3 +28,4 @@ export * from './reviews/reviewMail';
 export * from './members';
 export * from './console/listWorkspaceRuns';
 export * from './console/applyAndAnnounce';
+export * from './shared/jsonDepth';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { AppError, declaredLengthExceeds } from '@svc/domain';
 
-function tooLarge(limit: number): AppError {
+export function payloadTooLarge(limit: number): AppError {
   // `Connection: close`: the rest of an oversized body is never read, so the connection
   // cannot carry another request.
   return new AppError('payload_too_large', `The request body is larger than ${limit} bytes`, { headers: { Connection: 'close' } });
@@ -14,7 +14,7 @@ function tooLarge(limit: number): AppError {
  * exactly `limit` bytes is accepted. No decompression, no decoding.
  */
 export function readBodyLimited(req: Request, limit: number): Promise<Buffer> {
-  if (declaredLengthExceeds(req.headers['content-length'], limit)) return Promise.reject(tooLarge(limit));
+  if (declaredLengthExceeds(req.headers['content-length'], limit)) return Promise.reject(payloadTooLarge(limit));
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -33,7 +33,7 @@ export function readBodyLimited(req: Request, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         req.pause();
-        settle(tooLarge(limit));
+        settle(payloadTooLarge(limit));
         return;
       }
       chunks.push(chunk);

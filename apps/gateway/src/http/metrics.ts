@@ -1,5 +1,10 @@
-import type { RequestHandler } from 'express';
+import express from 'express';
+import type { Express, RequestHandler } from 'express';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { AppError } from '@svc/domain';
+import { safeEqual } from '@svc/signing';
+import type { Logger } from '@svc/config';
+import { errorHandler, notFound } from '../middleware/errorHandler';
 
 export interface Metrics {
   registry: Registry;
@@ -27,4 +32,29 @@ export function createMetrics(): Metrics {
     next();
   };
   return { registry, observe };
+}
+
+/** `GET /metrics`, behind `Authorization: Bearer <METRICS_TOKEN>` when a token is set. */
+export function metricsRoute(metrics: Metrics, token: string | undefined): RequestHandler {
+  return async (req, res) => {
+    if (token !== undefined) {
+      const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+      if (!m || !safeEqual(m[1], token)) {
+        throw new AppError('unauthenticated', 'Send the metrics token as "Authorization: Bearer <token>"', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        });
+      }
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  };
+}
+
+/** The app main.ts listens with on METRICS_ADDRESS: `/metrics` and nothing else. */
+export function createMetricsApp(metrics: Metrics, token: string | undefined, logger: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metricsRoute(metrics, token));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
 }

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from '@svc/domain';
+import { AppError, assertJsonDepth } from '@svc/domain';
 
 /** A little over the 1 MiB input limit, so the envelope `{input, wait}` fits around it. */
 export const API_BODY_LIMIT = 1024 * 1024 + 16 * 1024;
@@ -9,7 +9,10 @@ function hasBody(req: Parameters<RequestHandler>[0]): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** Bodies must be application/json (415), well-formed (400) and within the limit (413). */
+/**
+ * Bodies must be application/json (415), well-formed (400), within the limit (413) and nested at
+ * most MAX_JSON_DEPTH deep (422, checked iteratively before any recursive validation sees them).
+ */
 export function jsonBody(limit = API_BODY_LIMIT): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     if (hasBody(req) && !req.is('application/json')) {
@@ -18,7 +21,12 @@ export function jsonBody(limit = API_BODY_LIMIT): RequestHandler[] {
     }
     next();
   };
-  return [requireJson, express.json({ limit, strict: false, type: 'application/json' })];
+  const boundedDepth: RequestHandler = (req, _res, next) => {
+    // Every body is an object around its payload (a run's `input`, say): one level of envelope.
+    assertJsonDepth(req.body, 'body', 1);
+    next();
+  };
+  return [requireJson, express.json({ limit, strict: false, type: 'application/json' }), boundedDepth];
 }
 
 /** Turns body-parser failures into problems instead of HTML error pages. */

@@ -1,15 +1,17 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError } from '@svc/domain';
 import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
+import type { PolicyName } from '../ratelimit/headers';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
 import { principalOf } from './authenticate';
+import type { ClientAddresses } from './clientAddress';
 
 /**
  * Rate limits of API.md §8 on the /api/v1 router. Every answer carries RateLimit-Policy and
  * RateLimit; a refused request is answered 429 `rate_limited` with Retry-After before it reaches
  * any route, so it has no side effect (and is not counted).
  *
- *   api.use(addressGate)              an address over its unauthenticated budget: 429, no key lookup
+ *   api.use(addressGate)              keyless, from an address over its budget: 429, no key lookup
  *   api.use(refuseBrowsers)
  *   api.get('/openapi.json', countAddress, …)
  *   api.use(authenticate(…))
@@ -23,19 +25,16 @@ export interface RateLimitMiddleware {
   perKey: RequestHandler;
 }
 
-/** The peer address of the connection (IPv4-mapped IPv6 written as IPv4). */
-export function clientAddress(req: Request): string {
-  const a = req.socket.remoteAddress ?? 'unknown';
-  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
-}
-
-const DETAIL: Record<string, (q: number, t: number) => string> = {
+const DETAIL: Record<PolicyName, (q: number, t: number) => string> = {
   key: (q, t) => `This API key is limited to ${q} requests per minute; retry in ${t} s`,
   workspace: (q, t) => `This workspace's API keys are limited to ${q} requests per minute together; retry in ${t} s`,
   ip: (q, t) => `Too many unauthenticated requests from this address (${q} per minute); retry in ${t} s`,
+  trigger: (q, t) => `This trigger accepts ${q} requests per minute; retry in ${t} s`,
+  hook_ip: (q, t) => `Too many trigger requests from this address (${q} per minute); retry in ${t} s`,
 };
 
-function apply(res: Response, decision: RateDecision): void {
+/** Sets the RateLimit headers of a decision; a refusal throws 429 `rate_limited` with Retry-After. */
+export function applyDecision(res: Response, decision: RateDecision): void {
   const headers = rateLimitHeaders(decision.policies, decision.current, !decision.allowed);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   if (!decision.allowed) {
@@ -49,7 +48,7 @@ function storeUnavailable(): AppError {
 }
 
 /** Per key and workspace: without the store the request is not let through (the key lookup needs the same database). */
-async function decide<T>(p: Promise<T>): Promise<T> {
+export async function decide<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch {
@@ -58,7 +57,7 @@ async function decide<T>(p: Promise<T>): Promise<T> {
 }
 
 /** Per address: without the store the request goes on uncounted (the OpenAPI document needs no database). */
-async function orNull<T>(p: Promise<T | null>): Promise<T | null> {
+export async function orNull<T>(p: Promise<T | null>): Promise<T | null> {
   return p.catch(() => null);
 }
 
@@ -67,17 +66,24 @@ function isUnauthenticatedRefusal(err: unknown): boolean {
   return err instanceof AppError && (err.status === 401 || err.code === 'browser_requests_not_allowed');
 }
 
-export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
+export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): RateLimitMiddleware {
+  const clientAddress = addresses.bucket;
   return {
     async addressGate(req, res, next) {
+      // A request with a key is judged by its key: a valid one never meets the address budget,
+      // and a bad one is counted against the address by countRefused.
+      if (req.headers.authorization !== undefined) {
+        next();
+        return;
+      }
       const decision = await orNull(limiter.checkAddress(clientAddress(req)));
-      if (decision && !decision.allowed) apply(res, decision);
+      if (decision && !decision.allowed) applyDecision(res, decision);
       next();
     },
 
     async countAddress(req, res, next) {
       const decision = await orNull(limiter.takeForAddress(clientAddress(req)));
-      if (decision) apply(res, decision);
+      if (decision) applyDecision(res, decision);
       next();
     },
 
@@ -89,7 +95,7 @@ export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
       limiter.takeForAddress(clientAddress(req)).then(
         (decision) => {
           try {
-            if (decision) apply(res, decision);
+            if (decision) applyDecision(res, decision);
             next(err);
           } catch (refused) {
             next(refused);
@@ -102,7 +108,7 @@ export function rateLimits(limiter: RateLimiter): RateLimitMiddleware {
 
     async perKey(_req, res, next) {
       const { keyId, workspaceId, limits } = principalOf(res);
-      apply(res, await decide(limiter.takeForKey({ keyId, workspaceId, limits })));
+      applyDecision(res, await decide(limiter.takeForKey({ keyId, workspaceId, limits })));
       next();
     },
   };

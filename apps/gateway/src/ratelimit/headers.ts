@@ -11,8 +11,11 @@
  * names the most constraining policy for this request: the one with the least left.
  */
 
-/** The policies: per API key, per workspace (all its keys), per client address (unauthenticated requests). */
-export type PolicyName = 'key' | 'workspace' | 'ip';
+/**
+ * The policies: per API key, per workspace (all its keys), per client address (unauthenticated
+ * requests), and on /hooks per trigger and per source address.
+ */
+export type PolicyName = 'key' | 'workspace' | 'ip' | 'trigger' | 'hook_ip';
 
 export interface Policy {
   name: PolicyName;

@@ -26,6 +26,10 @@ export interface RateLimiter {
   checkAddress(address: string): Promise<RateDecision | null>;
   /** Counts an unauthenticated request against its client address; null when off. */
   takeForAddress(address: string): Promise<RateDecision | null>;
+  /** Counts a /hooks request against its source address; null when off. */
+  takeForHookAddress(address: string): Promise<RateDecision | null>;
+  /** Counts a /hooks request against its trigger, at the workspace plan's per-key figure. */
+  takeForTrigger(triggerId: string, perMin: number): Promise<RateDecision>;
   close(): void;
 }
 
@@ -34,6 +38,8 @@ export interface RateLimiterOptions {
   pool: Pool;
   /** Unauthenticated requests per client address per minute; 0 turns that limit off. */
   unauthenticatedPerMin: number;
+  /** /hooks requests per source address per minute; 0 turns that limit off. */
+  hooksPerAddressPerMin?: number;
   /** How often rows of windows that ended over an hour ago are deleted (ms); 0 never. */
   cleanupEveryMs?: number;
 }
@@ -120,9 +126,20 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const keys = new Dimension(opts.pool, 'key');
   const workspaces = new Dimension(opts.pool, 'ws');
   const addresses = new Dimension(opts.pool, 'ip');
+  const hookAddresses = new Dimension(opts.pool, 'hookip');
+  const triggers = new Dimension(opts.pool, 'trg');
   const w = RATE_WINDOW_SECONDS;
   const addressPolicy: Policy | null =
     opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
+  const hooksPerAddress = opts.hooksPerAddressPerMin ?? 0;
+  const hookAddressPolicy: Policy | null = hooksPerAddress > 0 ? { name: 'hook_ip', quota: hooksPerAddress, windowSeconds: w } : null;
+
+  /** One counter, the refused request given back. */
+  async function takeOne(dimension: Dimension, id: string, policy: Policy): Promise<RateDecision> {
+    const t = await dimension.take(id, policy);
+    if (!t.allowed) await t.refund();
+    return { allowed: t.allowed, policies: [policy], current: t.state };
+  }
 
   const cleanupEveryMs = opts.cleanupEveryMs ?? 5 * 60_000;
   const timer =
@@ -159,10 +176,15 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     },
 
     async takeForAddress(address) {
-      if (!addressPolicy) return null;
-      const t = await addresses.take(address, addressPolicy);
-      if (!t.allowed) await t.refund();
-      return { allowed: t.allowed, policies: [addressPolicy], current: t.state };
+      return addressPolicy ? takeOne(addresses, address, addressPolicy) : null;
+    },
+
+    async takeForHookAddress(address) {
+      return hookAddressPolicy ? takeOne(hookAddresses, address, hookAddressPolicy) : null;
+    },
+
+    async takeForTrigger(triggerId, perMin) {
+      return takeOne(triggers, triggerId, { name: 'trigger', quota: perMin, windowSeconds: w });
     },
 
     close() {

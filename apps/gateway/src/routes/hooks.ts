@@ -1,48 +1,49 @@
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
-import { AppError, createCidrMatcher, fireTrigger, resolveClientIp, TRIGGER_BODY_LIMIT } from '@svc/domain';
+import { AppError, declaredLengthExceeds, fireTrigger, loadTrigger, TRIGGER_BODY_LIMIT, verifyBeforeBody } from '@svc/domain';
 import { createSecretBox } from '@svc/signing';
 import { HookAccepted } from '@svc/contract';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
-import { readBodyLimited } from '../hooks/readBody';
-
-function trustedProxyMatcher(cidrs: readonly string[]): (ip: string) => boolean {
-  try {
-    return createCidrMatcher(cidrs);
-  } catch (err) {
-    throw new Error(`Invalid TRUSTED_PROXY_CIDRS: ${(err as Error).message}`);
-  }
-}
+import { payloadTooLarge, readBodyLimited } from '../hooks/readBody';
+import { applyDecision, decide, orNull } from '../middleware/rateLimit';
+import type { ClientAddresses } from '../middleware/clientAddress';
 
 /**
  * `POST /hooks/{trigger_id}` (API.md §6): the fixed inbound trigger URL of a workflow.
  * No API key: the trigger's own secret and/or signature authenticate the caller. Mounted
- * at `/hooks` outside `/api/v1`, behind the browser refusal only.
+ * at `/hooks` outside `/api/v1`, with no browser rule.
  *
- * Order: 413 (size) → 404 (unknown trigger) → 403 ip_not_allowed → 403
- * required_header_missing → 401 invalid_trigger_secret → 401 invalid_trigger_signature →
- * 415/400 (body) → 400 (Idempotency-Key) → 403 plan_does_not_allow_runs → 422 (input
- * schema) → 200 replay / 202 new run. Every refusal happens before any run exists.
- * Secrets, signatures and header values are never logged.
+ * Order: 413 (declared size) → 429 per source address → 404 (unknown trigger) → 403
+ * ip_not_allowed → 403 required_header_missing → 401 invalid_trigger_secret → 429 per trigger →
+ * (only now is the body read) 413 (streamed size) → 401 invalid_trigger_signature → 415/400/422
+ * (body) → 400 (Idempotency-Key) → 403 plan_does_not_allow_runs → 422 (input schema) → 200
+ * replay / 202 new run. Every refusal happens before any run exists; a refused request is not
+ * counted. Secrets, signatures and header values are never logged.
  */
-export function hookRoutes(deps: GatewayDeps): Router {
+export function hookRoutes(deps: GatewayDeps, addresses: ClientAddresses): Router {
   const r = Router();
-  const isTrustedProxy = trustedProxyMatcher(deps.config.TRUSTED_PROXY_CIDRS ?? []);
   const box = deps.config.SVC_ENCRYPTION_KEY ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY) : undefined;
 
   r.post('/:trigger_id', async (req, res) => {
-    const rawBody = await readBodyLimited(req, TRIGGER_BODY_LIMIT);
+    if (declaredLengthExceeds(req.headers['content-length'], TRIGGER_BODY_LIMIT)) throw payloadTooLarge(TRIGGER_BODY_LIMIT);
+    const perAddress = await orNull(deps.rateLimiter.takeForHookAddress(addresses.bucket(req)));
+    if (perAddress) applyDecision(res, perAddress);
     if (!box) {
       deps.logger.error({ requestId: res.locals.requestId }, 'SVC_ENCRYPTION_KEY is not set: inbound triggers cannot be verified');
       throw new AppError('unavailable', 'Inbound triggers are not available; try again later');
     }
-    const ip = resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], isTrustedProxy);
+    const ip = addresses.ip(req);
     try {
+      const trigger = await loadTrigger(deps.prisma, box, String(req.params.trigger_id));
+      if (!trigger) throw new AppError('not_found', 'No trigger at this address');
+      verifyBeforeBody(trigger, { ip, headers: req.headers });
+      applyDecision(res, await decide(deps.rateLimiter.takeForTrigger(trigger.triggerId, trigger.limits.keyPerMin)));
+      const rawBody = await readBodyLimited(req, TRIGGER_BODY_LIMIT);
       const { run, replayed } = await fireTrigger(
-        { prisma: deps.prisma, launcher: deps.launcher, box },
+        { prisma: deps.prisma, launcher: deps.launcher },
         {
-          triggerId: String(req.params.trigger_id),
+          trigger,
           ip,
           headers: req.headers,
           rawBody,

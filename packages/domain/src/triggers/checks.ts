@@ -2,6 +2,7 @@ import type ipaddr from 'ipaddr.js';
 import { hmacSha256Hex, safeEqual } from '@svc/signing';
 import type { TriggerSettings } from '../definitions';
 import { AppError } from '../errors';
+import { assertJsonDepth } from '../shared/jsonDepth';
 import { createCidrMatcher, parseIp } from '../net/addressPolicy';
 
 /**
@@ -170,6 +171,7 @@ export function parseTriggerBody(headers: HeaderBag, rawBody: Buffer): Record<st
   } catch {
     throw new AppError('invalid_json', 'The request body is not valid JSON');
   }
+  assertJsonDepth(value);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError('invalid_request', 'The request body must be a JSON object', {
       errors: [{ path: 'body', message: 'must be a JSON object' }],
@@ -183,6 +185,21 @@ export function parseTriggerBody(headers: HeaderBag, rawBody: Buffer): Record<st
  * idempotency come with the start). Throws the first failure; returns the run input.
  */
 export function verifyTriggerRequest(trigger: TriggerCredentials, req: TriggerRequest): Record<string, unknown> {
+  verifyBeforeBody(trigger, req);
+  if (trigger.settings.signature && !signatureMatches(trigger.signingSecret, req.rawBody, req.headers[TRIGGER_SIGNATURE_HEADER])) {
+    throw new AppError(
+      'invalid_trigger_signature',
+      `Send the lowercase hex HMAC-SHA256 of the raw body, keyed with the trigger's signing secret, in the ${TRIGGER_SIGNATURE_HEADER} header`,
+    );
+  }
+  return parseTriggerBody(req.headers, req.rawBody);
+}
+
+/**
+ * Checks 3–5 of API.md §6, which need no body (address, required headers, shared secret): the
+ * gateway runs them before it buffers a body, so a stranger cannot make it read one.
+ */
+export function verifyBeforeBody(trigger: TriggerCredentials, req: Omit<TriggerRequest, 'rawBody'>): void {
   const { settings } = trigger;
   if (!ipAllowed(settings.ip_allowlist, req.ip)) {
     throw new AppError('ip_not_allowed', 'Requests from this address are not allowed for this trigger');
@@ -195,11 +212,4 @@ export function verifyTriggerRequest(trigger: TriggerCredentials, req: TriggerRe
   if (settings.secret && !secretMatches(trigger.secret, req.headers[TRIGGER_SECRET_HEADER])) {
     throw new AppError('invalid_trigger_secret', `Send the trigger's shared secret in the ${TRIGGER_SECRET_HEADER} header`);
   }
-  if (settings.signature && !signatureMatches(trigger.signingSecret, req.rawBody, req.headers[TRIGGER_SIGNATURE_HEADER])) {
-    throw new AppError(
-      'invalid_trigger_signature',
-      `Send the lowercase hex HMAC-SHA256 of the raw body, keyed with the trigger's signing secret, in the ${TRIGGER_SIGNATURE_HEADER} header`,
-    );
-  }
-  return parseTriggerBody(req.headers, req.rawBody);
 }

@@ -12,16 +12,10 @@ export {
   resolveClientIp,
   secretMatches,
   signatureMatches,
+  verifyBeforeBody,
   verifyTriggerRequest,
   type HeaderBag,
   type TriggerCredentials,
   type TriggerRequest,
 } from './checks';
-export {
-  fireTrigger,
-  loadTrigger,
-  type FireTriggerArgs,
-  type FireTriggerDeps,
-  type FireTriggerResult,
-  type LoadedTrigger,
-} from './triggers';
+export { fireTrigger, loadTrigger, type FireTriggerArgs, type FireTriggerResult, type LoadedTrigger } from './triggers';

@@ -7,6 +7,8 @@ import { hasPrefix } from '../ids';
 import { startRun } from '../runs/startRun';
 import type { StartRunDeps } from '../runs/startRun';
 import type { RunView } from '../runs/runView';
+import { workspaceLimits } from '../workspaces/limits';
+import type { WorkspaceLimits } from '../workspaces/limits';
 import { verifyTriggerRequest } from './checks';
 import type { HeaderBag, TriggerCredentials } from './checks';
 
@@ -15,6 +17,8 @@ export interface LoadedTrigger extends TriggerCredentials {
   triggerId: string;
   workflowId: string;
   workspaceId: string;
+  /** The workspace's figures now: the trigger is rate-limited at its per-key figure. */
+  limits: WorkspaceLimits;
 }
 
 /**
@@ -25,7 +29,14 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
   if (!hasPrefix(triggerId, 'trg')) return null;
   const row = await db.workflow.findUnique({
     where: { triggerId },
-    select: { id: true, workspaceId: true, version: true, triggerSecretEnc: true, triggerSigningSecretEnc: true },
+    select: {
+      id: true,
+      workspaceId: true,
+      version: true,
+      triggerSecretEnc: true,
+      triggerSigningSecretEnc: true,
+      workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } },
+    },
   });
   if (!row) return null;
   const v = await db.workflowVersion.findUnique({ where: { workflowId_version: { workflowId: row.id, version: row.version } } });
@@ -41,18 +52,16 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
     triggerId,
     workflowId: row.id,
     workspaceId: row.workspaceId,
+    limits: workspaceLimits(row.workspace),
     settings,
     secret: box.open(row.triggerSecretEnc),
     signingSecret: box.open(row.triggerSigningSecretEnc),
   };
 }
 
-export interface FireTriggerDeps extends StartRunDeps {
-  box: SecretBox;
-}
-
 export interface FireTriggerArgs {
-  triggerId: string;
+  /** The trigger, loaded (loadTrigger) and rate-limited by the caller before the body was read. */
+  trigger: LoadedTrigger;
   /** The resolved client address (socket peer, or X-Forwarded-For behind a trusted proxy). */
   ip: string;
   headers: HeaderBag;
@@ -77,9 +86,8 @@ export interface FireTriggerResult {
  * without waiting for it. The idempotency scope is the trigger and only the key counts:
  * a key seen within 24 h answers with the original run whatever the body.
  */
-export async function fireTrigger(deps: FireTriggerDeps, args: FireTriggerArgs): Promise<FireTriggerResult> {
-  const trigger = await loadTrigger(deps.prisma, deps.box, args.triggerId);
-  if (!trigger) throw new AppError('not_found', 'No trigger at this address');
+export async function fireTrigger(deps: StartRunDeps, args: FireTriggerArgs): Promise<FireTriggerResult> {
+  const { trigger } = args;
   const input = verifyTriggerRequest(trigger, { ip: args.ip, headers: args.headers, rawBody: args.rawBody });
   const idempotencyKey = args.readIdempotencyKey();
   // startRun checks the plan (403) and the input schema (422) before touching idempotency.

@@ -1,0 +1,100 @@
+import { randomInt } from 'node:crypto';
+import { Agent } from 'undici';
+import { showTrigger } from '@svc/domain';
+import { call } from './helpers/http';
+import type { HttpAnswer } from './helpers/http';
+import { rawExchange } from './helpers/rawHttp';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+
+/**
+ * Abuse limits of `/hooks/{trigger_id}` (API.md §6, §8): per trigger at the workspace plan's
+ * per-key figure, per source address at HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN, both checked
+ * before the body is read, and a flood never starts more runs than the limits allow.
+ */
+
+const PER_ADDRESS = 6;
+let stack: TestStack;
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN: String(PER_ADDRESS) });
+});
+afterAll(async () => {
+  await Promise.all(agents.map((a) => a.close()));
+  await stack?.stop();
+});
+
+/** A client on its own loopback address (all of 127.0.0.0/8 is local on Linux). */
+function client(): { from: string; dispatcher: Agent } {
+  const from = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+  const dispatcher = new Agent({ localAddress: from });
+  agents.push(dispatcher);
+  return { from, dispatcher };
+}
+
+/** A workflow with a secret-only trigger, in a workspace whose per-key figure is `perMin`. */
+async function trigger(perMin: number) {
+  const t = await stack.tenant({ limits: { rateLimitPerMin: perMin } });
+  const wf = await stack.apply(t.workspaceId, {
+    name: 'Echo',
+    slug: `echo-${randomInt(1e9)}`,
+    steps: [{ key: 'echo', type: 'transform', expression: 'input' }],
+    trigger: { secret: true, signature: false },
+  });
+  const shown = await showTrigger(stack.db.prisma, stack.box, { workflowId: wf.id, baseUrl: stack.url });
+  return { wfId: wf.id, url: shown.url, secret: shown.secret };
+}
+
+const fire = (url: string, secret: string, dispatcher: Agent, body = '{"n":1}'): Promise<HttpAnswer> =>
+  call(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-secret': secret }, body, dispatcher });
+
+const runsOf = (wfId: string) => stack.db.prisma.run.count({ where: { workflowId: wfId } });
+
+function expectRateLimited(r: HttpAnswer, policy: string, quota: number) {
+  expect([r.status, r.body.code]).toEqual([429, 'rate_limited']);
+  expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(r.headers.get('ratelimit-policy')).toBe(`"${policy}";q=${quota};w=60`);
+}
+
+describe('/hooks rate limits', () => {
+  it('limits each trigger to its plan figure per minute: a flood from many addresses starts exactly that many runs', async () => {
+    const t = await trigger(3);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => fire(t.url, t.secret, client().dispatcher)));
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(3);
+    const refused = answers.filter((r) => r.status !== 202);
+    expect(refused).toHaveLength(9);
+    for (const r of refused) expectRateLimited(r, 'trigger', 3);
+    expect(await runsOf(t.wfId)).toBe(3);
+  });
+
+  it('limits each source address across triggers, before any lookup: a flood from one address starts only its budget', async () => {
+    const a = await trigger(1000);
+    const b = await trigger(1000);
+    const { dispatcher } = client();
+    const answers: HttpAnswer[] = [];
+    for (let i = 0; i < PER_ADDRESS + 4; i++) answers.push(await fire((i % 2 ? a : b).url, (i % 2 ? a : b).secret, dispatcher));
+    expect(answers.map((r) => r.status)).toEqual([...Array(PER_ADDRESS).fill(202), 429, 429, 429, 429]);
+    for (const r of answers.slice(PER_ADDRESS)) expectRateLimited(r, 'hook_ip', PER_ADDRESS);
+    // Even an unknown trigger is refused by the address limit first.
+    const unknown = await call(`${stack.url}/hooks/trg_000000000000000000000000`, { method: 'POST', dispatcher });
+    expectRateLimited(unknown, 'hook_ip', PER_ADDRESS);
+    expect((await runsOf(a.wfId)) + (await runsOf(b.wfId))).toBe(PER_ADDRESS);
+    // Another address is unaffected.
+    expect((await fire(a.url, a.secret, client().dispatcher)).status).toBe(202);
+  });
+
+  it('answers a wrong secret, and a trigger over its limit, without waiting for the body', async () => {
+    const t = await trigger(1);
+    expect((await fire(t.url, t.secret, client().dispatcher)).status).toBe(202);
+    const path = new URL(t.url).pathname;
+    // Headers announcing a 1000-byte body, and only 10 bytes of it: an answer proves the body was not awaited.
+    const head = (secret: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nx-svc-secret: ${secret}\r\n\r\n`;
+    const wrong = await rawExchange(t.url, head('nope'), [Buffer.from('{"a":"0123')], 5_000);
+    expect([wrong.status, JSON.parse(wrong.body).code]).toEqual([401, 'invalid_trigger_secret']);
+    const over = await rawExchange(t.url, head(t.secret), [Buffer.from('{"a":"0123')], 5_000);
+    expect([over.status, JSON.parse(over.body).code]).toEqual([429, 'rate_limited']);
+    expect(await runsOf(t.wfId)).toBe(1);
+  });
+});
