@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { evaluateExpression, ExpressionError, expressionErrorCode, HttpRequestError, performHttpRequest, redactHeaders, renderTemplates } from '@svc/domain';
+import { evaluateExpression, ExpressionError, expressionErrorCode, HttpRequestError, performHttpRequest, redactHeaders, renderHttpRequest } from '@svc/domain';
 import type { ConditionStep, ExpressionContext, HttpStep, TransformStep } from '@svc/domain';
 import type { StepError } from '../shared/runTypes';
 
@@ -52,7 +52,7 @@ const RETRYABLE_KINDS = new Set(['timeout', 'connection', 'dns']);
 export async function runHttp(step: HttpStep, ctx: ExpressionContext, dispatcher: Dispatcher): Promise<StepOutcome> {
   let rendered: { url: unknown; headers: unknown; body: unknown };
   try {
-    rendered = (await renderTemplates({ url: step.url, headers: step.headers, body: step.body }, ctx)) as typeof rendered;
+    rendered = await renderHttpRequest(step, ctx);
   } catch (err) {
     throw expressionFailure(err);
   }

@@ -27,3 +27,4 @@ export {
   type TemplatePart,
   type TemplateProblem,
 } from './templates';
+export { encodeUrlValue, renderHttpRequest, renderUrlTemplate } from './urlTemplate';
