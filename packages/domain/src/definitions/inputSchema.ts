@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import RE2 from 're2';
 import { AppError, type FieldError } from '../errors';
+import { ExpressionError } from '../expressions/expressionError';
 import { runSandboxed, SandboxTaskError } from '../expressions/sandbox/pool';
 import { formatFieldPath } from './paths';
 
@@ -204,6 +205,7 @@ export async function validateRunInput(schema: object | null | undefined, input:
     if (err instanceof SandboxTaskError && err.code === 'validation_failed') {
       throw new AppError('validation_failed', err.message, { errors: err.errors });
     }
+    if (!(err instanceof ExpressionError) || err.code === 'expression_error') throw err;
     throw new AppError('validation_failed', INPUT_ERROR_MESSAGE, {
       errors: [{ path: 'input', message: 'could not be validated within the limits (too large or too complex)' }],
     });

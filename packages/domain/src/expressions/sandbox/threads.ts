@@ -71,7 +71,8 @@ export class ThreadPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.opts.filename, { resourceLimits: this.opts.resourceLimits });
+    // No inherited `-r` preloads or flags: the thread needs only its own file.
+    const worker = new Worker(this.opts.filename, { resourceLimits: this.opts.resourceLimits, execArgv: [] });
     worker.unref();
     const slot: Slot = { worker, ready: false };
     worker.on('message', (value: unknown) => {
