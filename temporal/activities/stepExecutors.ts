@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { evaluateExpression, ExpressionError, HttpRequestError, performHttpRequest, redactHeaders, renderTemplates } from '@svc/domain';
+import { evaluateExpression, ExpressionError, expressionErrorCode, HttpRequestError, performHttpRequest, redactHeaders, renderHttpRequest } from '@svc/domain';
 import type { ConditionStep, ExpressionContext, HttpStep, TransformStep } from '@svc/domain';
 import type { StepError } from '../shared/runTypes';
 
@@ -22,7 +22,7 @@ export type StepOutcome = { output: unknown; jumpTo?: string };
 
 export function expressionFailure(err: unknown): StepFailure {
   const message = err instanceof ExpressionError || err instanceof Error ? err.message : String(err);
-  return new StepFailure({ code: 'expression_error', message }, false);
+  return new StepFailure({ code: expressionErrorCode(err), message }, false);
 }
 
 export async function runTransform(step: TransformStep, ctx: ExpressionContext): Promise<StepOutcome> {
@@ -52,7 +52,7 @@ const RETRYABLE_KINDS = new Set(['timeout', 'connection', 'dns']);
 export async function runHttp(step: HttpStep, ctx: ExpressionContext, dispatcher: Dispatcher): Promise<StepOutcome> {
   let rendered: { url: unknown; headers: unknown; body: unknown };
   try {
-    rendered = (await renderTemplates({ url: step.url, headers: step.headers, body: step.body }, ctx)) as typeof rendered;
+    rendered = await renderHttpRequest(step, ctx);
   } catch (err) {
     throw expressionFailure(err);
   }

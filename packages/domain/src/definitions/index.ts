@@ -25,6 +25,7 @@ export {
   InputSchemaError,
   ajvErrorsToFieldErrors,
   compileInputValidator,
+  validateRunInput,
   compileJsonSchema,
   type InputValidator,
 } from './inputSchema';

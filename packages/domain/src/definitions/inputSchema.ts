@@ -1,8 +1,11 @@
-import Ajv, { type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type AnySchemaObject, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019';
 import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import RE2 from 're2';
 import { AppError, type FieldError } from '../errors';
+import { ExpressionError } from '../expressions/expressionError';
+import { runSandboxed, SandboxTaskError } from '../expressions/sandbox/pool';
 import { formatFieldPath } from './paths';
 
 /**
@@ -37,7 +40,16 @@ export class InputSchemaError extends Error {
 
 function newAjv(schema: Record<string, unknown>) {
   const $schema = typeof schema.$schema === 'string' ? schema.$schema.trim() : undefined;
-  const opts = { allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false } as const;
+  const opts = {
+    allErrors: true,
+    strict: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    // `pattern` / `patternProperties` are user regexes: RE2 runs them in linear time,
+    // and refuses what it cannot (lookaround, backreferences) when the schema is applied.
+    code: { regExp: RE2 as unknown as NonNullable<NonNullable<Options['code']>['regExp']> },
+  };
   let ajv: Ajv | Ajv2019 | Ajv2020;
   if ($schema === undefined || DRAFT_2020.test($schema)) ajv = new Ajv2020(opts);
   else if (DRAFT_2019.test($schema)) ajv = new Ajv2019(opts);
@@ -175,4 +187,27 @@ export function compileInputValidator(schema?: object | null): InputValidator {
   }
   byIdentity.set(schema, v);
   return v;
+}
+
+/** Hard deadline for one input validation, in a sandbox thread. */
+const VALIDATION_DEADLINE_MS = 2_000;
+
+/**
+ * Validates run input against a workflow's input_schema in the expression sandbox, so a
+ * pathological schema or input can neither stall nor exhaust the gateway. Rejects with
+ * `AppError('validation_failed', …)` like {@link compileInputValidator}'s validators.
+ */
+export async function validateRunInput(schema: object | null | undefined, input: unknown): Promise<void> {
+  if (schema === undefined || schema === null) return;
+  try {
+    await runSandboxed({ kind: 'validate', schema, input }, VALIDATION_DEADLINE_MS);
+  } catch (err) {
+    if (err instanceof SandboxTaskError && err.code === 'validation_failed') {
+      throw new AppError('validation_failed', err.message, { errors: err.errors });
+    }
+    if (!(err instanceof ExpressionError) || err.code === 'expression_error') throw err;
+    throw new AppError('validation_failed', INPUT_ERROR_MESSAGE, {
+      errors: [{ path: 'input', message: 'could not be validated within the limits (too large or too complex)' }],
+    });
+  }
 }

@@ -1,5 +1,10 @@
 import jsonata from 'jsonata';
+import RE2 from 're2';
 import type { ExpressionContext } from '../definitions/types';
+import { ExpressionError, toExpressionError } from './expressionError';
+import { runSandboxed } from './sandbox/pool';
+
+export { ExpressionError, toExpressionError };
 
 /**
  * The expression language is JSONata 2 (https://docs.jsonata.org).
@@ -11,7 +16,10 @@ import type { ExpressionContext } from '../definitions/types';
  *
  * Guard rails: every evaluation has a time limit (default 1 s), a recursion depth
  * limit and a sequence size limit (JSONata's own `timeout` / `stack` / `sequence`
- * options). Compiled expressions are kept in a small LRU cache.
+ * options); regexes run on RE2 (linear time, no catastrophic backtracking); and
+ * {@link evaluateExpression} runs in the sandbox pool (sandbox/pool.ts), whose
+ * threads have a hard deadline and a memory cap that also stop built-ins.
+ * Compiled expressions are kept in a small LRU cache.
  */
 
 export interface ExpressionLimits {
@@ -30,56 +38,13 @@ export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({
   maxSequence: 100_000,
 });
 
+/** Longest string a built-in may build in one call (`$pad`). */
+const MAX_BUILT_STRING = 4 * 1024 * 1024;
+
+const HARD_DEADLINE_GRACE_MS = 500;
+
 /** Longest accepted expression text. */
 export const MAX_EXPRESSION_LENGTH = 10_000;
-
-/**
- * An expression failed to compile or evaluate. The message is JSONata's, plus where;
- * there is no JavaScript stack in it (or in `stack`).
- */
-export class ExpressionError extends Error {
-  /** JSONata error code, e.g. `S0201` (syntax) or `T2001` (type); `E_LIMIT` etc. for ours. */
-  readonly code: string;
-  /** 0-based character offset into the expression, when known. */
-  readonly position?: number;
-  readonly token?: string;
-
-  constructor(message: string, opts: { code?: string; position?: number; token?: string } = {}) {
-    super(message);
-    this.name = 'ExpressionError';
-    this.code = opts.code ?? 'E_EXPRESSION';
-    if (typeof opts.position === 'number') this.position = opts.position;
-    if (opts.token !== undefined) this.token = opts.token;
-    this.stack = `${this.name}: ${message}`;
-  }
-
-  toJSON(): { code: string; message: string; position?: number } {
-    return { code: this.code, message: this.message, position: this.position };
-  }
-}
-
-interface JsonataErrorLike {
-  code?: unknown;
-  message?: unknown;
-  position?: unknown;
-  token?: unknown;
-}
-
-/** Turns whatever JSONata threw into an {@link ExpressionError}. */
-export function toExpressionError(err: unknown): ExpressionError {
-  if (err instanceof ExpressionError) return err;
-  const e = (err && typeof err === 'object' ? err : {}) as JsonataErrorLike;
-  const code = typeof e.code === 'string' ? e.code : undefined;
-  const position = typeof e.position === 'number' ? e.position : undefined;
-  const token = typeof e.token === 'string' ? e.token : undefined;
-  let message = typeof e.message === 'string' && e.message ? e.message : String(err);
-  // JSONata messages never contain stacks, but a thrown JS Error might: keep the first line.
-  message = message.split('\n')[0];
-  if (code === 'D1012') message = 'Expression took too long to evaluate (time limit exceeded)';
-  if (code === 'D1011') message = 'Expression recursed too deeply (depth limit exceeded)';
-  const where = position !== undefined && position > 0 ? ` (at position ${position})` : '';
-  return new ExpressionError(`${message}${where}`, { code, position, token });
-}
 
 class Lru<V> {
   private readonly map = new Map<string, V>();
@@ -127,12 +92,33 @@ export function compileExpression(expr: string, limits: ExpressionLimits = DEFAU
   if (hit) return hit;
   let compiled: jsonata.Expression;
   try {
-    compiled = jsonata(expr, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
+    compiled = jsonata(expr, {
+      timeout: limits.timeoutMs,
+      stack: limits.maxDepth,
+      sequence: limits.maxSequence,
+      RegexEngine: RE2 as unknown as RegExpConstructor,
+    } as jsonata.JsonataOptions);
   } catch (err) {
     throw toExpressionError(err);
   }
+  compiled.registerFunction('pad', boundedPad, '<s-ns?:s>');
   cache.set(key, compiled);
   return compiled;
+}
+
+// The built-in `$pad`, reached through an expression that does not override it.
+const builtinPad = jsonata('$pad($s, $w, $c)');
+
+/**
+ * `$pad` allocates its whole width at once, inside V8's C++ code where a thread's heap
+ * cap cannot stop it in time (the process would abort): refuse huge widths up front.
+ */
+async function boundedPad(s: string | undefined, width: number, char?: string): Promise<unknown> {
+  const cost = Math.abs(Math.trunc(width)) * Math.max(1, char?.length ?? 1);
+  if (cost > MAX_BUILT_STRING) {
+    throw new ExpressionError(`$pad would build a string longer than ${MAX_BUILT_STRING} characters`, { code: 'expression_too_large' });
+  }
+  return builtinPad.evaluate(null, { s, w: width, c: char });
 }
 
 /** Checks an expression's syntax; returns the error message or null. */
@@ -176,10 +162,10 @@ function toPlain(value: unknown, depth = 0): unknown {
 }
 
 /**
- * Evaluates a JSONata expression over `{input, steps, secrets}`. Resolves to plain JSON
- * data (`undefined` → null); rejects with {@link ExpressionError}.
+ * Evaluates a JSONata expression over `{input, steps, secrets}` in this thread. Only the
+ * sandbox's worker threads call it; everyone else uses {@link evaluateExpression}.
  */
-export async function evaluateExpression(
+export async function evaluateInThisThread(
   expr: string,
   ctx: ExpressionContext,
   limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS,
@@ -193,6 +179,24 @@ export async function evaluateExpression(
     throw toExpressionError(err);
   }
   return toPlain(result);
+}
+
+/**
+ * Evaluates a JSONata expression over `{input, steps, secrets}` in the sandbox pool.
+ * Resolves to plain JSON data (`undefined` → null); rejects with {@link ExpressionError}
+ * (code `expression_timeout` / `expression_too_large` when a hard bound stopped it).
+ */
+export async function evaluateExpression(
+  expr: string,
+  ctx: ExpressionContext,
+  limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS,
+): Promise<unknown> {
+  // Syntax errors are found here, without a round trip to a thread.
+  compileExpression(expr, limits);
+  const doc = { input: ctx.input ?? null, steps: ctx.steps ?? {}, secrets: ctx.secrets ?? {} };
+  // JSONata's own check (between its steps) usually ends a slow evaluation first; the
+  // thread's hard deadline, a little later, stops what that check cannot (one long built-in).
+  return runSandboxed({ kind: 'evaluate', expr, ctx: doc, limits }, limits.timeoutMs + HARD_DEADLINE_GRACE_MS);
 }
 
 /** For tests and diagnostics. */

@@ -10,6 +10,8 @@ export {
   toExpressionError,
   type ExpressionLimits,
 } from './evaluate';
+export { expressionErrorCode } from './expressionError';
+export { SANDBOX_LIMITS, closeSandbox } from './sandbox/pool';
 export {
   TemplateSyntaxError,
   compileTemplates,
@@ -25,3 +27,4 @@ export {
   type TemplatePart,
   type TemplateProblem,
 } from './templates';
+export { encodeUrlValue, renderHttpRequest, renderUrlTemplate } from './urlTemplate';

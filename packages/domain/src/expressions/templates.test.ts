@@ -20,15 +20,15 @@ describe('parseTemplate', () => {
   test('splits text and expressions', () => {
     expect(parseTemplate('a {{ x }} b {{y}}')).toEqual([
       { kind: 'text', text: 'a ' },
-      { kind: 'expr', expression: ' x ', offset: 4 },
+      { kind: 'expr', expression: ' x ', offset: 4, raw: false },
       { kind: 'text', text: ' b ' },
-      { kind: 'expr', expression: 'y', offset: 14 },
+      { kind: 'expr', expression: 'y', offset: 14, raw: false },
     ]);
     expect(parseTemplate('no templates')).toEqual([{ kind: 'text', text: 'no templates' }]);
     expect(parseTemplate('')).toEqual([]);
     expect(parseTemplate('{{a}}{{b}}')).toEqual([
-      { kind: 'expr', expression: 'a', offset: 2 },
-      { kind: 'expr', expression: 'b', offset: 7 },
+      { kind: 'expr', expression: 'a', offset: 2, raw: false },
+      { kind: 'expr', expression: 'b', offset: 7, raw: false },
     ]);
   });
 
@@ -53,7 +53,7 @@ describe('parseTemplate', () => {
   });
 
   test('an unterminated string literal ends at "}}" and is reported by the expression compiler', () => {
-    expect(parseTemplate("{{ 'open string }}")).toEqual([{ kind: 'expr', expression: " 'open string ", offset: 2 }]);
+    expect(parseTemplate("{{ 'open string }}")).toEqual([{ kind: 'expr', expression: " 'open string ", offset: 2, raw: false }]);
     expect(compileTemplates("{{ 'open string }}")).toEqual([
       { path: [], message: expect.stringMatching(/String literal must be terminated/) },
     ]);
@@ -61,7 +61,7 @@ describe('parseTemplate', () => {
 
   test('unbalanced brackets end at the first "}}" so the real syntax error surfaces', () => {
     expect(parseTemplate('{{ ( }} tail')).toEqual([
-      { kind: 'expr', expression: ' ( ', offset: 2 },
+      { kind: 'expr', expression: ' ( ', offset: 2, raw: false },
       { kind: 'text', text: ' tail' },
     ]);
   });

@@ -13,11 +13,16 @@ import { ExpressionError, checkExpressionSyntax, evaluateExpression } from './ev
  *   never balance, the first `}}` ends it).
  * - There is no escape syntax; a literal `{{` is written `{{ '{{' }}`.
  * - Object keys are never templated.
+ * - In an http step's `url` each value is percent-encoded (see urlTemplate.ts) unless
+ *   written `{{ raw(expr) }}`; elsewhere `raw(…)` changes nothing.
  */
 
 export type PathSegment = string | number;
 
-export type TemplatePart = { kind: 'text'; text: string } | { kind: 'expr'; expression: string; offset: number };
+/** `raw` marks a `{{ raw(expr) }}` placeholder: its value goes into a URL unencoded. */
+export type TemplatePart = { kind: 'text'; text: string } | { kind: 'expr'; expression: string; offset: number; raw: boolean };
+
+const RAW_MARKER = /^\s*raw\(([\s\S]*)\)\s*$/;
 
 export class TemplateSyntaxError extends ExpressionError {
   constructor(message: string, position: number) {
@@ -82,7 +87,9 @@ export function parseTemplate(s: string): TemplatePart[] {
     if (end < 0) throw new TemplateSyntaxError(`Unterminated template: "{{" at position ${open} has no matching "}}"`, open);
     const expression = s.slice(start, end);
     if (expression.trim() === '') throw new TemplateSyntaxError(`Empty template "{{ }}" at position ${open}`, open);
-    parts.push({ kind: 'expr', expression, offset: start });
+    const raw = RAW_MARKER.exec(expression);
+    if (raw && raw[1].trim() === '') throw new TemplateSyntaxError(`Empty raw() template at position ${open}`, open);
+    parts.push(raw ? { kind: 'expr', expression: raw[1], offset: start, raw: true } : { kind: 'expr', expression, offset: start, raw: false });
     i = end + 2;
   }
   if (i < s.length) parts.push({ kind: 'text', text: s.slice(i) });

@@ -1,6 +1,6 @@
 import type { Db } from '@svc/db';
 import { sha256Hex } from '@svc/signing';
-import { compileInputValidator } from '../definitions';
+import { validateRunInput } from '../definitions';
 import type { WorkflowDefinition } from '../definitions';
 import { AppError } from '../errors';
 import { newId } from '../ids';
@@ -87,7 +87,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
       errors: [{ path: nul, message: 'strings cannot contain U+0000' }],
     });
   }
-  compileInputValidator(definition.input_schema)(args.input);
+  await validateRunInput(definition.input_schema, args.input);
 
   const fingerprint = sha256Hex(canonicalJson({ workflow_id: workflow.id, body: args.body }));
   const scope = args.idempotencyScope ?? workflow.id;

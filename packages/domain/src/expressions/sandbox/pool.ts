@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ExpressionError } from '../expressionError';
+import { SANDBOX_LIMITS } from './limits';
+import { ThreadPool } from './threads';
+import type { SandboxResult, SandboxTask } from './tasks';
+
+export { SANDBOX_LIMITS };
+
+/**
+ * The expression sandbox: a small pool of worker threads, each with a V8 heap cap, that
+ * runs JSONata evaluations and input-schema validations. JSONata's own time check only
+ * runs between its steps, so a single built-in call (`$pad('', 5e8)`, a huge `$join`)
+ * could stall or exhaust a process; here a thread that passes its deadline is
+ * terminated and one that passes its heap cap dies alone, and the process keeps serving.
+ */
+
+// Tests run the TypeScript sources, but a thread needs JavaScript: use the built copy.
+function workerFile(): string {
+  const here = path.join(__dirname, 'worker.js');
+  if (existsSync(here)) return here;
+  return path.resolve(__dirname, '../../../dist/expressions/sandbox/worker.js');
+}
+
+let pool: ThreadPool | undefined;
+
+function getPool(): ThreadPool {
+  pool ??= new ThreadPool({
+    filename: workerFile(),
+    size: SANDBOX_LIMITS.threads,
+    maxQueueWaitMs: SANDBOX_LIMITS.maxQueueWaitMs,
+    resourceLimits: { maxOldGenerationSizeMb: SANDBOX_LIMITS.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+  });
+  return pool;
+}
+
+function outOfMemory(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+/**
+ * Runs a task in a sandbox thread. `deadlineMs` counts from the moment a thread takes the
+ * task. Resolves to the task's value; rejects with ExpressionError: `expression_timeout`,
+ * `expression_too_large`, or the task's own failure as a {@link SandboxTaskError}.
+ */
+export async function runSandboxed(task: SandboxTask, deadlineMs: number): Promise<unknown> {
+  const outcome = await getPool().run(task, deadlineMs);
+  if (!outcome.ok) {
+    if (outcome.reason === 'deadline') {
+      throw new ExpressionError(`Expression took too long to evaluate (hard limit ${deadlineMs} ms)`, { code: 'expression_timeout' });
+    }
+    if (outcome.reason === 'queue') throw new ExpressionError('The expression sandbox is saturated; try again', { code: 'expression_timeout' });
+    if (outOfMemory(outcome.error)) {
+      throw new ExpressionError(`Expression used too much memory (limit ${SANDBOX_LIMITS.heapMb} MB)`, { code: 'expression_too_large' });
+    }
+    throw new ExpressionError('Expression failed in the sandbox', { code: 'expression_error' });
+  }
+  const result = outcome.value as SandboxResult;
+  if (result.ok) return result.value;
+  throw new SandboxTaskError(result.error);
+}
+
+/** A task's own failure (bad expression, invalid input), as the thread reported it. */
+export class SandboxTaskError extends ExpressionError {
+  readonly errors?: { path: string; message: string }[];
+  constructor(failure: { code: string; message: string; position?: number; errors?: { path: string; message: string }[] }) {
+    super(failure.message, { code: failure.code, position: failure.position });
+    this.errors = failure.errors;
+  }
+}
+
+/** Stops the threads (tests, shutdown). */
+export async function closeSandbox(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.close();
+}

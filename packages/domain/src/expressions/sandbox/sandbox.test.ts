@@ -1,0 +1,63 @@
+import { AppError } from '../../errors';
+import { validateRunInput } from '../../definitions/inputSchema';
+import { evaluateExpression } from '../evaluate';
+import { expressionErrorCode } from '../expressionError';
+import { closeSandbox } from './pool';
+
+const ctx = (input: unknown) => ({ input, steps: {}, secrets: {} });
+const evil = 'a'.repeat(40) + '!';
+
+afterAll(closeSandbox);
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('expression sandbox', () => {
+  it('runs user regexes in linear time ($match with a catastrophic pattern)', async () => {
+    const t = Date.now();
+    await expect(evaluateExpression('$match(input.s, /(a+)+$/)', ctx({ s: evil }))).resolves.toBeNull();
+    await expect(evaluateExpression('$contains(input.s, /^(a|aa)+$/)', ctx({ s: evil }))).resolves.toBe(false);
+    expect(Date.now() - t).toBeLessThan(1_000);
+  });
+
+  it('stops a built-in that would build a huge string with expression_too_large', async () => {
+    const err = await failure(evaluateExpression("$pad('', 5e8)", ctx(null)));
+    expect(expressionErrorCode(err)).toBe('expression_too_large');
+    await expect(evaluateExpression("$pad('x', -3, '#')", ctx(null))).resolves.toBe('##x');
+  });
+
+  it('refuses a result too large to hand back', async () => {
+    const err = await failure(evaluateExpression("[1..3000].$pad('', 2000)", ctx(null)));
+    expect(expressionErrorCode(err)).toBe('expression_too_large');
+  });
+
+  it('kills a runaway evaluation at its deadline while this thread keeps serving', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const t = Date.now();
+    const err = await failure(evaluateExpression("$count($map([1..99999], function($v){ $pad('', 20000) & $v }))", ctx(null)));
+    clearInterval(timer);
+    expect(expressionErrorCode(err)).toBe('expression_timeout');
+    expect(Date.now() - t).toBeLessThan(5_000);
+    // The event loop here was never blocked: the timer ran throughout.
+    expect(ticks).toBeGreaterThanOrEqual(20);
+    await expect(evaluateExpression('1 + 1', ctx(null))).resolves.toBe(2);
+  });
+
+  it('validates input-schema patterns with RE2 in a thread', async () => {
+    const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    const t = Date.now();
+    const err = await failure(validateRunInput(schema, { s: evil }));
+    expect(Date.now() - t).toBeLessThan(1_500);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('validation_failed');
+    expect((err as AppError).errors).toEqual([{ path: 'input.s', message: expect.stringContaining('must match pattern') }]);
+    await expect(validateRunInput(schema, { s: 'aaa' })).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,103 @@
+import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
+
+/**
+ * A minimal thread pool whose threads can be killed mid-task. (piscina was tried: after it
+ * terminated a stuck thread, tasks queued meanwhile could wait forever.) Each thread runs
+ * one task at a time; a thread that dies or is killed is replaced on the next demand.
+ */
+
+export type TaskOutcome = { ok: true; value: unknown } | { ok: false; reason: 'deadline' | 'queue' | 'crashed'; error?: unknown };
+
+interface Job {
+  payload: unknown;
+  deadlineMs: number;
+  settle: (o: TaskOutcome) => void;
+  queueTimer: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Set once the thread has loaded its code, so load time never counts against a deadline. */
+  ready: boolean;
+  job?: Job;
+  deadline?: NodeJS.Timeout;
+}
+
+export interface ThreadPoolOptions {
+  filename: string;
+  size: number;
+  resourceLimits: ResourceLimits;
+  maxQueueWaitMs: number;
+}
+
+export class ThreadPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+
+  constructor(private readonly opts: ThreadPoolOptions) {}
+
+  /** Runs a payload; `deadlineMs` counts from the moment a thread takes it. */
+  run(payload: unknown, deadlineMs: number): Promise<TaskOutcome> {
+    return new Promise((resolve) => {
+      const job: Job = {
+        payload,
+        deadlineMs,
+        settle: resolve,
+        queueTimer: setTimeout(() => {
+          const i = this.queue.indexOf(job);
+          if (i >= 0) this.queue.splice(i, 1);
+          resolve({ ok: false, reason: 'queue' });
+        }, this.opts.maxQueueWaitMs),
+      };
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = [...this.slots].find((s) => s.ready && !s.job);
+      if (!slot) {
+        if (this.slots.size < this.opts.size) this.spawn();
+        return;
+      }
+      const job = this.queue.shift() as Job;
+      clearTimeout(job.queueTimer);
+      slot.job = job;
+      slot.deadline = setTimeout(() => this.finish(slot, { ok: false, reason: 'deadline' }, true), job.deadlineMs);
+      slot.worker.postMessage(job.payload);
+    }
+  }
+
+  private spawn(): void {
+    // No inherited `-r` preloads or flags: the thread needs only its own file.
+    const worker = new Worker(this.opts.filename, { resourceLimits: this.opts.resourceLimits, execArgv: [] });
+    worker.unref();
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (value: unknown) => {
+      if (slot.ready) return this.finish(slot, { ok: true, value }, false);
+      slot.ready = true;
+      this.dispatch();
+    });
+    worker.on('error', (error) => this.finish(slot, { ok: false, reason: 'crashed', error }, true));
+    worker.on('exit', () => this.finish(slot, { ok: false, reason: 'crashed' }, true));
+    this.slots.add(slot);
+  }
+
+  /** Settles the slot's job; a killed or dead thread leaves the pool. */
+  private finish(slot: Slot, outcome: TaskOutcome, retire: boolean): void {
+    const job = slot.job;
+    slot.job = undefined;
+    clearTimeout(slot.deadline);
+    if (retire && this.slots.delete(slot)) void slot.worker.terminate();
+    job?.settle(outcome);
+    this.dispatch();
+  }
+
+  async close(): Promise<void> {
+    const slots = [...this.slots];
+    this.slots.clear();
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}
