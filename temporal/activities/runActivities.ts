@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
-import { evaluateExpression, loadWorkspaceSecrets, redactSecrets, reviewRequestMail } from '@svc/domain';
+import { evaluateExpression, jsonBytes, loadWorkspaceSecrets, MAX_STEP_OUTPUT_BYTES, redactSecrets, reviewRequestMail } from '@svc/domain';
 import type { ExpressionContext, Mailer } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type {
@@ -41,8 +41,12 @@ export interface RunActivityDeps {
 export function createRunActivities(deps: RunActivityDeps) {
   const store = createRunStore(deps.prisma);
 
-  async function contextFor(workspaceId: string, input: unknown, steps: ExpressionContext['steps']) {
-    const secrets = await loadWorkspaceSecrets(deps.prisma, deps.secretBox, workspaceId);
+  /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
+  async function contextFor(workspaceId: string, runId: string) {
+    const [secrets, { input, steps }] = await Promise.all([
+      loadWorkspaceSecrets(deps.prisma, deps.secretBox, workspaceId),
+      store.loadData(runId),
+    ]);
     const values = Object.values(secrets);
     const ctx: ExpressionContext = { input, steps, secrets };
     return { ctx, redact: <T>(v: T): T => redactSecrets(v, values) };
@@ -64,7 +68,7 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /** Evaluates `if` and marks a workflow-driven step (delay, review) as started. */
     async beginStep(args: ExecuteStepInput): Promise<BeginStepResult> {
-      const { ctx } = await contextFor(args.workspaceId, args.input, args.steps);
+      const { ctx } = await contextFor(args.workspaceId, args.runId);
       let skipped: boolean;
       try {
         skipped = await isSkipped(args.step.if, ctx);
@@ -82,7 +86,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       const info = Context.current().info;
       const attempt = info.attempt;
       const lastAttempt = attempt >= step.retry.max_attempts;
-      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       try {
         if (await isSkipped(step.if, ctx)) {
           await store.finishStep(runId, step.key, 'skipped', null, null);
@@ -95,8 +99,14 @@ export function createRunActivities(deps: RunActivityDeps) {
         else if (step.type === 'condition') outcome = await runCondition(step, ctx);
         else throw new Error(`step type ${step.type} is not executed by an activity`);
         const output = redact(outcome.output);
+        if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
+          throw new StepFailure(
+            { code: 'step_output_too_large', message: `The step's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes` },
+            false,
+          );
+        }
         await store.finishStep(runId, step.key, 'succeeded', output, null);
-        return { status: 'succeeded', output, ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
+        return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
       } catch (err) {
         const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
         const error = redact(failure.error);
@@ -107,7 +117,7 @@ export function createRunActivities(deps: RunActivityDeps) {
           throw ApplicationFailure.retryable(error.message, error.code);
         }
         await store.finishStep(runId, step.key, 'failed', output ?? null, error);
-        return { status: 'failed', error, ...(output !== undefined ? { output } : {}) };
+        return { status: 'failed', error };
       }
     },
 
@@ -115,7 +125,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     async openReview(args: OpenReviewInput): Promise<OpenReviewResult> {
       const { step } = args;
       if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, 'StepFailedPermanently');
-      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       let data: unknown = null;
       try {
         if (await isSkipped(step.if, ctx)) {
@@ -183,13 +193,20 @@ export function createRunActivities(deps: RunActivityDeps) {
       let status: TerminalRunStatus = args.status;
       let error: RunError | null = args.error ?? null;
       let output: unknown = null;
-      const { ctx, redact } = await contextFor(args.workspaceId, args.input, args.steps);
+      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       if (status === 'succeeded') {
         try {
-          output = args.outputExpression ? await evaluateExpression(args.outputExpression, ctx) : args.lastOutput;
+          output = args.outputExpression
+            ? await evaluateExpression(args.outputExpression, ctx)
+            : ((args.lastStepKey && ctx.steps[args.lastStepKey]?.output) ?? null);
         } catch (err) {
           status = 'failed';
           error = { code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null };
+        }
+        if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
+          status = 'failed';
+          output = null;
+          error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
         }
       }
       const final = await store.completeRun(args.runId, status, redact(output), error ? redact(error) : null);

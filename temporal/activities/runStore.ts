@@ -1,10 +1,20 @@
 import type { Db } from '@svc/db';
-import type { RunError, StepError, StepStatus, TerminalRunStatus } from '../shared/runTypes';
+import type { RunError, StepError, StepsContext, StepStatus, TerminalRunStatus } from '../shared/runTypes';
 
 /** Writes to the runs read model. Every write is idempotent so activity retries are harmless. */
 export function createRunStore(prisma: Db) {
   const json = (v: unknown) => (v === undefined ? undefined : (v as object));
   return {
+    /** The run's input and its settled steps' outputs, as expressions see them: one query. */
+    async loadData(runId: string): Promise<{ input: unknown; steps: StepsContext }> {
+      const [row] = await prisma.$queryRaw<{ input: unknown; steps: StepsContext }[]>`
+        SELECT r.input, COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
+          FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps
+        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} GROUP BY r.id`;
+      if (!row) throw new Error(`run ${runId} not found`);
+      return row;
+    },
+
     async markRunning(runId: string): Promise<void> {
       await prisma.$executeRaw`UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
         WHERE id = ${runId} AND status IN ('queued', 'running', 'waiting_for_review')`;

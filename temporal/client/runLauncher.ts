@@ -3,6 +3,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LaunchRequest, RunLauncher } from '@svc/domain';
 import { waitForSettleUpdate } from '../shared/messages';
+import { runWorkflowInput } from '../shared/runTypes';
+import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflow } from '../workflows/runWorkflow';
 
@@ -13,7 +15,8 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
     // and a second start of the same run can only ever attach to the first.
     workflowId: req.runId,
     taskQueue,
-    args: [req] as [LaunchRequest],
+    // Ids and the pinned definition only: the run's data stays in PostgreSQL.
+    args: [runWorkflowInput(req)] as [RunWorkflowInput],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: [

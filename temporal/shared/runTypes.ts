@@ -9,8 +9,18 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', '
 /** Where `wait` stops: the run has ended or waits for a person. */
 export const SETTLED_STATUSES: readonly RunStatus[] = [...TERMINAL_STATUSES, 'waiting_for_review'];
 
-/** The run workflow's argument: exactly what a launch carries (its definition is pinned at start). */
-export type RunWorkflowInput = LaunchRequest;
+/**
+ * The run workflow's argument: ids and the definition pinned at start, never the run's data.
+ * Activities read the input and step outputs from PostgreSQL and write outputs there, so a
+ * run's history does not grow with its data.
+ */
+export type RunWorkflowInput = Omit<LaunchRequest, 'input'>;
+
+/** What a launch hands Temporal: the launch without its input. */
+export function runWorkflowInput(req: LaunchRequest): RunWorkflowInput {
+  const { input: _input, ...ids } = req;
+  return ids;
+}
 
 export interface RunError {
   code: string;
@@ -30,14 +40,10 @@ export interface ExecuteStepInput {
   runId: string;
   workspaceId: string;
   step: StepDefinition;
-  input: unknown;
-  steps: StepsContext;
 }
 
-export type ExecuteStepResult =
-  | { status: 'skipped' }
-  | { status: 'succeeded'; output: unknown; jumpTo?: string }
-  | { status: 'failed'; error: StepError; output?: unknown };
+/** A step's outcome as the workflow sees it: its output stays in PostgreSQL. */
+export type ExecuteStepResult = { status: 'skipped' } | { status: 'succeeded'; jumpTo?: string } | { status: 'failed'; error: StepError };
 
 export interface BeginStepResult {
   skipped: boolean;
@@ -61,11 +67,10 @@ export interface CompleteRunInput {
   runId: string;
   workspaceId: string;
   status: TerminalRunStatus;
-  /** Run output expression; when absent the last executed step's output is used. */
+  /** Run output expression; when absent the output of `lastStepKey` is used. */
   outputExpression?: string;
-  lastOutput: unknown;
-  input: unknown;
-  steps: StepsContext;
+  /** The last step that succeeded, if any. */
+  lastStepKey: string | null;
   error?: RunError;
 }
 

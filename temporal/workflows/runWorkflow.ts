@@ -13,7 +13,7 @@ import type { EventType, ReviewStep, StepDefinition } from '@svc/domain';
 import type { RunActivities } from '../activities';
 import { cancelRunUpdate, decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '../shared/messages';
 import type { DecideReviewInput, RunControlFailure } from '../shared/messages';
-import type { RunError, RunStatus, RunWorkflowInput, StepError, StepsContext } from '../shared/runTypes';
+import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, StepError, StepStatus } from '../shared/runTypes';
 import { TERMINAL_STATUSES, SETTLED_STATUSES } from '../shared/runTypes';
 import { SA_RUN_STATUS } from '../shared/searchAttributes';
 import { slotGrantedSignal } from '../shared/slots';
@@ -60,11 +60,7 @@ function refuse(type: RunControlFailure, message: string, status?: RunStatus): n
   throw ApplicationFailure.create({ type, message, nonRetryable: true, details: status ? [status] : [] });
 }
 
-type StepResult =
-  | { status: 'skipped' }
-  | { status: 'succeeded'; output: unknown; jumpTo?: string }
-  | { status: 'failed'; error: StepError; output?: unknown }
-  | { status: 'cancelled' };
+type StepResult = ExecuteStepResult | { status: 'cancelled' };
 
 /** One Temporal workflow per run: interprets the pinned definition step by step. */
 export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
@@ -155,7 +151,8 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     await bookkeeping.releaseSlot({ workspaceId, runId });
   }
 
-  const steps: StepsContext = {};
+  /** Steps settled so far (their outputs are in PostgreSQL, not here). */
+  const settled = new Map<string, StepStatus>();
   const keys = definition.steps.map((s) => s.key);
 
   // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
@@ -172,36 +169,33 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     setStatus('running');
     await bookkeeping.markRunRunning({ runId });
 
-    let lastOutput: unknown = null;
+    let lastStepKey: string | null = null;
     let runError: RunError | undefined;
 
     for (let i = 0; i < definition.steps.length && !runError; i++) {
       const step = definition.steps[i];
       const result = await executeStep(step);
       if (result.status === 'cancelled') return finishCancelled();
-      if (result.status === 'skipped') {
-        steps[step.key] = { output: null, status: 'skipped' };
-        continue;
-      }
-      steps[step.key] = { output: result.output ?? null, status: result.status };
+      settled.set(step.key, result.status);
+      if (result.status === 'skipped') continue;
       if (result.status === 'failed') {
         runError = { code: result.error.code, message: result.error.message, step_key: step.key };
         break;
       }
-      lastOutput = result.output ?? null;
+      lastStepKey = step.key;
       if (result.jumpTo) {
         const target = keys.indexOf(result.jumpTo);
         const skipped = keys.slice(i + 1, target);
         if (skipped.length) {
           await bookkeeping.setStepsStatus({ runId, stepKeys: skipped, status: 'skipped' });
-          for (const k of skipped) steps[k] = { output: null, status: 'skipped' };
+          for (const k of skipped) settled.set(k, 'skipped');
         }
         i = target - 1;
       }
     }
 
     if (runError) {
-      const remaining = keys.filter((k) => !(k in steps));
+      const remaining = keys.filter((k) => !settled.has(k));
       if (remaining.length) await bookkeeping.setStepsStatus({ runId, stepKeys: remaining, status: 'skipped' });
     }
     const final = await bookkeeping.completeRun({
@@ -209,9 +203,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       workspaceId,
       status: runError ? 'failed' : 'succeeded',
       outputExpression: definition.output,
-      lastOutput,
-      input: args.input,
-      steps,
+      lastStepKey,
       error: runError,
     });
     // Recorded before the run counts as settled, so a caller woken by `wait` finds the event too.
@@ -230,7 +222,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   }
 
   async function executeStep(step: StepDefinition): Promise<StepResult> {
-    const ctx = { runId, workspaceId, step, input: args.input, steps };
+    const ctx = { runId, workspaceId, step };
     try {
       switch (step.type) {
         case 'http':
@@ -242,7 +234,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
           if (begun.skipped) return { status: 'skipped' };
           await sleep(step.duration_ms);
           await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: null });
-          return { status: 'succeeded', output: null };
+          return { status: 'succeeded' };
         }
         case 'review':
           return await awaitReview(step, ctx);
@@ -293,12 +285,12 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
 
     if (decision === 'approved' || step.on_reject === 'continue') {
       await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: outcome });
-      return { status: 'succeeded', output: outcome };
+      return { status: 'succeeded' };
     }
     const error: StepError = expired
       ? { code: 'review_expired', message: `The review "${step.title}" expired without a decision` }
       : { code: 'review_rejected', message: `The review "${step.title}" was rejected` };
     await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'failed', output: outcome, error });
-    return { status: 'failed', error, output: outcome };
+    return { status: 'failed', error };
   }
 }

@@ -10,6 +10,7 @@ import { findWorkflow } from '../workflows/workflows';
 import type { RunLauncher } from './launcher';
 import { getRun } from './readRuns';
 import type { RunView } from './runView';
+import { jsonBytes } from './limits';
 import { joinSlotLine } from './slots';
 
 export const MAX_INPUT_BYTES = 1024 * 1024;
@@ -78,7 +79,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   if (!isPlan(ws.plan) || !PLANS[ws.plan].liveRuns) {
     throw new AppError('plan_does_not_allow_runs', `The ${ws.plan} plan does not allow runs; upgrade the workspace's plan`);
   }
-  if (Buffer.byteLength(JSON.stringify(args.input)) > MAX_INPUT_BYTES) {
+  if (jsonBytes(args.input) > MAX_INPUT_BYTES) {
     throw new AppError('payload_too_large', 'The run input is larger than 1 MiB');
   }
   const nul = pathOfNul(args.input, 'input');
