@@ -39,7 +39,10 @@ function reviewFlow(slug: string, review: Record<string, unknown> = {}) {
 
 async function startPaused(slug: string, review: Record<string, unknown> = {}) {
   const wf = await stack.apply(workspaceId, reviewFlow(slug, review));
-  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: { amount: 42 }, wait: true } });
+  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, {
+    key,
+    body: { input: { amount: 42, customer: 'Ada' }, wait: true },
+  });
   expect(r.status).toBe(201);
   expect(r.body.status).toBe('waiting_for_review');
   return r.body;
@@ -206,6 +209,16 @@ describe('cancel', () => {
     await settled(failing.id, 'failed');
     expect((await cancel(failing.id)).body.run_status).toBe('failed');
     expect((await stack.api('POST', '/api/v1/runs/run_000000000000000000000000/cancel', { key })).body.code).toBe('run_not_found');
+  });
+
+  it('renders the title and instructions as templates over the input and the steps when the review opens', async () => {
+    const run = await startPaused('templated-review', {
+      title: 'Approve refund of {{ steps.prepare.output.amount }} for {{ input.customer }}?',
+      instructions: 'Customer **{{ input.customer }}** asked; secrets stay out: {{ secrets.NOPE }}.',
+    });
+    expect(run.review.title).toBe('Approve refund of 42 for Ada?');
+    expect(run.review.instructions).toBe('Customer **Ada** asked; secrets stay out: .');
+    expect((await getRun(run.id)).body.review.title).toBe('Approve refund of 42 for Ada?');
   });
 
   it('cancels a queued run before any step runs', async () => {

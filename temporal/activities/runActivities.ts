@@ -2,7 +2,15 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
-import { evaluateExpression, jsonBytes, loadWorkspaceSecrets, MAX_STEP_OUTPUT_BYTES, redactSecrets, reviewRequestMail } from '@svc/domain';
+import {
+  evaluateExpression,
+  jsonBytes,
+  loadWorkspaceSecrets,
+  MAX_STEP_OUTPUT_BYTES,
+  redactSecrets,
+  renderReviewText,
+  reviewRequestMail,
+} from '@svc/domain';
 import type { ExpressionContext, Mailer } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type {
@@ -127,19 +135,21 @@ export function createRunActivities(deps: RunActivityDeps) {
       if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, 'StepFailedPermanently');
       const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       let data: unknown = null;
+      let text: { title: string; instructions: string };
       try {
         if (await isSkipped(step.if, ctx)) {
           await store.finishStep(args.runId, step.key, 'skipped', null, null);
           return { skipped: true };
         }
         if (step.data) data = redact(await evaluateExpression(step.data, ctx));
+        text = redact(await renderReviewText(step, ctx));
       } catch (err) {
         throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
       }
       await store.openReview(args.runId, step.key, {
         id: args.reviewId,
-        title: step.title,
-        instructions: step.instructions,
+        title: text.title,
+        instructions: text.instructions,
         assignees: step.assignees,
         data,
         expiresAt: new Date(Date.now() + step.timeout_ms),

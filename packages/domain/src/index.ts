@@ -26,6 +26,7 @@ export * from './reviews/reviews';
 export * from './webhooks';
 export * from './mail';
 export * from './reviews/reviewMail';
+export * from './reviews/reviewText';
 export * from './members';
 export * from './console/listWorkspaceRuns';
 export * from './console/applyAndAnnounce';
