@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { AppError } from '../../errors';
 import { validateRunInput } from '../../definitions/inputSchema';
 import { evaluateExpression } from '../evaluate';
@@ -60,4 +62,12 @@ describe('expression sandbox', () => {
     expect((err as AppError).errors).toEqual([{ path: 'input.s', message: expect.stringContaining('must match pattern') }]);
     await expect(validateRunInput(schema, { s: 'aaa' })).resolves.toBeUndefined();
   });
+});
+
+it('never keeps a process alive once idle: a script that evaluates one expression exits by itself', () => {
+  // The built package, as the gateway, the worker and the CLI load it (npm test builds first).
+  const dist = path.resolve(__dirname, '../../../dist');
+  const script = `require(${JSON.stringify(dist)}).evaluateExpression('1 + 1', { input: {}, steps: {}, secrets: {} }).then((v) => console.log(v))`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
+  expect({ status: r.status, signal: r.signal, out: r.stdout.trim() }).toEqual({ status: 0, signal: null, out: '2' });
 });

@@ -73,7 +73,6 @@ export class ThreadPool {
   private spawn(): void {
     // No inherited `-r` preloads or flags: the thread needs only its own file.
     const worker = new Worker(this.opts.filename, { resourceLimits: this.opts.resourceLimits, execArgv: [] });
-    worker.unref();
     const slot: Slot = { worker, ready: false };
     worker.on('message', (value: unknown) => {
       if (slot.ready) return this.finish(slot, { ok: true, value }, false);
@@ -82,6 +81,9 @@ export class ThreadPool {
     });
     worker.on('error', (error) => this.finish(slot, { ok: false, reason: 'crashed', error }, true));
     worker.on('exit', () => this.finish(slot, { ok: false, reason: 'crashed' }, true));
+    // After the listeners (adding a 'message' listener refs the thread again): an idle pool never
+    // keeps a process alive, while a task's deadline timer keeps it alive until the task settles.
+    worker.unref();
     this.slots.add(slot);
   }
 
