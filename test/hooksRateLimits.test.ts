@@ -91,9 +91,11 @@ describe('/hooks rate limits', () => {
     // Headers announcing a 1000-byte body, and only 10 bytes of it: an answer proves the body was not awaited.
     const head = (secret: string) =>
       `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nx-svc-secret: ${secret}\r\n\r\n`;
-    const wrong = await rawExchange(t.url, head('nope'), [Buffer.from('{"a":"0123')], 5_000);
+    // From an address of its own, so no other test's requests count against its address budget.
+    const { from } = client();
+    const wrong = await rawExchange(t.url, head('nope'), [Buffer.from('{"a":"0123')], 5_000, from);
     expect([wrong.status, JSON.parse(wrong.body).code]).toEqual([401, 'invalid_trigger_secret']);
-    const over = await rawExchange(t.url, head(t.secret), [Buffer.from('{"a":"0123')], 5_000);
+    const over = await rawExchange(t.url, head(t.secret), [Buffer.from('{"a":"0123')], 5_000, from);
     expect([over.status, JSON.parse(over.body).code]).toEqual([429, 'rate_limited']);
     expect(await runsOf(t.wfId)).toBe(1);
   });

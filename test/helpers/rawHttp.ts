@@ -12,10 +12,16 @@ export interface RawAnswer {
  * no final chunk) and reads the answer until the server closes the connection or a
  * complete Content-Length answer has arrived. Rejects after `timeoutMs` with no answer.
  */
-export function rawExchange(url: string, head: string, parts: Buffer[] = [], timeoutMs = 10_000): Promise<RawAnswer> {
+export function rawExchange(
+  url: string,
+  head: string,
+  parts: Buffer[] = [],
+  timeoutMs = 10_000,
+  localAddress?: string,
+): Promise<RawAnswer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) });
+    const socket = connect({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port), localAddress });
     const received: Buffer[] = [];
     let done = false;
     const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
