@@ -46,7 +46,9 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
       const onAbort = () => abort.abort();
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        await client.withAbortSignal(abort.signal, () => client.workflow.getHandle(runId).executeUpdate(waitForSettleUpdate));
+        await client.withAbortSignal(abort.signal, () =>
+          client.workflow.getHandle(runId).executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs }] }),
+        );
       } catch {
         // Deadline reached, caller gone, or the workflow already closed (an update cannot
         // reach a closed workflow): in every case the caller reads the run as it is now.

@@ -4,11 +4,18 @@ import type { RunStatus } from './runTypes';
 /** Current status of a run, straight from its workflow. */
 export const runStatusQuery = defineQuery<RunStatus>('runStatus');
 
+export interface WaitForSettleInput {
+  /** How long the caller waits: the handler returns by then, settled or not. */
+  timeoutMs: number;
+}
+
 /**
- * Completes when the run settles (succeeded, failed, cancelled or waiting for review)
- * and returns the status. Used by `wait: true` so the gateway never polls the database.
+ * Completes when the run settles (succeeded, failed, cancelled or waiting for review), or when
+ * the caller's wait is over, and returns the status. Used by `wait: true` so the gateway never
+ * polls the database. Bounded by the caller's deadline, so repeated waits cannot pile up
+ * against the workflow's in-flight update limit.
  */
-export const waitForSettleUpdate = defineUpdate<RunStatus>('waitForSettle');
+export const waitForSettleUpdate = defineUpdate<RunStatus, [WaitForSettleInput]>('waitForSettle');
 
 /**
  * Cancels a queued run or one waiting for review. The validator refuses any other status

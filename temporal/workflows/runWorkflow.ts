@@ -78,8 +78,8 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   });
 
   setHandler(runStatusQuery, () => status);
-  setHandler(waitForSettleUpdate, async () => {
-    await condition(() => SETTLED_STATUSES.includes(status));
+  setHandler(waitForSettleUpdate, async ({ timeoutMs }) => {
+    await condition(() => SETTLED_STATUSES.includes(status), timeoutMs);
     return status;
   });
 
