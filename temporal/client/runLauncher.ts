@@ -11,9 +11,8 @@ import type { runWorkflow } from '../workflows/runWorkflow';
 /** How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline. */
 export function runStartOptions(req: LaunchRequest, taskQueue: string) {
   return {
-    // The run id is the workflow id: operators find a run in the Temporal UI by its id,
-    // and a second start of the same run can only ever attach to the first.
-    workflowId: req.runId,
+    // A second start of the same run can only ever attach to the first.
+    workflowId: req.temporalWorkflowId,
     taskQueue,
     // Ids and the pinned definition only: the run's data stays in PostgreSQL.
     args: [runWorkflowInput(req)] as [RunWorkflowInput],

@@ -23,7 +23,7 @@ export class SdkBaseline {
     private readonly db: DbHandle,
     private readonly client: Client,
     private readonly taskQueue: string,
-    private readonly template: Omit<LaunchRequest, 'runId'>,
+    private readonly template: Omit<LaunchRequest, 'runId' | 'temporalWorkflowId'>,
   ) {}
 
   static async create(db: DbHandle, client: Client, taskQueue: string, tenant: Tenant): Promise<SdkBaseline> {
@@ -40,7 +40,10 @@ export class SdkBaseline {
   /** Writes `count` queued runs (with their steps) as startRun does, ready to be started. */
   async prepare(count: number): Promise<void> {
     const t = this.template;
-    const runs = Array.from({ length: count }, () => ({ ...t, runId: newId('run') }));
+    const runs = Array.from({ length: count }, () => {
+      const runId = newId('run');
+      return { ...t, runId, temporalWorkflowId: runId };
+    });
     for (let i = 0; i < runs.length; i += 1_000) {
       const chunk = runs.slice(i, i + 1_000);
       await this.db.prisma.$transaction([
@@ -53,6 +56,7 @@ export class SdkBaseline {
             status: 'queued',
             input: r.input as object,
             trigger: 'api',
+            temporalWorkflowId: r.temporalWorkflowId,
           })),
         }),
         this.db.prisma.runStep.createMany({

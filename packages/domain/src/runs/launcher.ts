@@ -2,6 +2,8 @@ import type { WorkflowDefinition } from '../definitions';
 
 export interface LaunchRequest {
   runId: string;
+  /** The Temporal workflow id of the run's execution (runs.temporal_workflow_id). */
+  temporalWorkflowId: string;
   workspaceId: string;
   workflowId: string;
   workflowVersion: number;

@@ -124,6 +124,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
         input: args.input as object,
         trigger: args.trigger,
         idempotencyKey: args.idempotencyKey ?? null,
+        temporalWorkflowId: candidateId,
         steps: {
           create: definition.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })),
         },
@@ -135,6 +136,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
 
   const launch = {
     runId,
+    temporalWorkflowId: runId,
     workspaceId: args.workspaceId,
     workflowId: workflow.id,
     workflowVersion: workflow.version,
