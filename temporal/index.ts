@@ -9,14 +9,14 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
   const file = path.join(__dirname, 'workflow-bundle.js');
   return __filename.endsWith('.js') && existsSync(file) ? file : undefined;
 }
-export { createActivities } from './activities';
+export { createActivities, createDeliveryQueueActivities, createRunQueueActivities } from './activities';
 export type { ActivityDeps, RunActivities } from './activities';
 export { connectTemporalClient } from './client/connection';
 export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
+export { ensureSlotReconciler, slotReconcilerScheduleId } from './client/slotReconciler';
 export { isTemporalUnavailable } from './client/unavailable';
-export * from './shared/eventTypes';
 export * from './shared/messages';
 export * from './shared/runTypes';
 export * from './shared/searchAttributes';

@@ -76,12 +76,16 @@ describe('concurrency limits', () => {
     await stack.stopWorker(); // the runs' own workflows stay out of it
     try {
       const ids = await startMany(key, wf.id, 12);
-      const claims = await Promise.all(ids.map((runId) => claimSlot(stack.db.prisma, { workspaceId, runId })));
-      const granted = ids.filter((_, i) => claims[i].granted || claims.some((c) => c.alsoGranted.includes(ids[i])));
+      const claims = await Promise.all(ids.map((runId) => claimSlot(stack.db.prisma, { workspaceId, runId, grantKey: `${runId}:claim` })));
+      const granted = ids.filter((_, i) => claims[i].granted || claims.some((c) => c.alsoGranted.some((g) => g.runId === ids[i])));
       expect(granted).toEqual(ids.slice(0, 3));
       expect(await stack.db.prisma.runSlot.count({ where: { workspaceId, holding: true } })).toBe(3);
-      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[1]] })).toEqual([ids[3]]);
-      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[7]] })).toEqual([]); // a waiting one leaves the line
+      const release = { workspaceId, runIds: [ids[1]], grantKey: `${ids[1]}:finish` };
+      expect((await releaseSlots(stack.db.prisma, release)).map((g) => g.runId)).toEqual([ids[3]]);
+      // A retried release (its first attempt died before telling) finds the run it let in again.
+      expect(await releaseSlots(stack.db.prisma, release)).toEqual([{ runId: ids[3], temporalWorkflowId: ids[3] }]);
+      // A waiting one leaves the line.
+      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[7]], grantKey: `${ids[7]}:cancel` })).toEqual([]);
     } finally {
       for (const w of await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } }))
         await stack.temporal.workflow.getHandle(w.id).terminate('test cleanup');

@@ -567,7 +567,7 @@ describe('fan-out (the delivery outbox)', () => {
     const starter = createDeliveryStarter({
       client: stack.temporal,
       prisma: stack.db.prisma,
-      taskQueue: stack.taskQueue,
+      taskQueue: stack.config.TEMPORAL_DELIVERY_TASK_QUEUE,
       scheduleMs: [300],
       attemptTimeoutMs: 2_000,
     });

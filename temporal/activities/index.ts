@@ -1,21 +1,27 @@
+import { createAfterCommit } from './afterCommit';
+import type { AfterCommitDeps } from './afterCommit';
 import { createDeliveryActivities } from './deliveryActivities';
 import type { DeliveryActivityDeps } from './deliveryActivities';
-import { createEventActivities } from './eventActivities';
 import { createRunActivities } from './runActivities';
 import type { RunActivityDeps } from './runActivities';
 import { createSlotActivities } from './slotActivities';
-import type { SlotActivityDeps } from './slotActivities';
 
-export type ActivityDeps = RunActivityDeps & DeliveryActivityDeps & SlotActivityDeps;
+export type ActivityDeps = RunActivityDeps & DeliveryActivityDeps & AfterCommitDeps;
 
-/** Every activity the worker registers, built over injected dependencies. */
-export function createActivities(deps: ActivityDeps) {
-  return {
-    ...createRunActivities(deps),
-    ...createEventActivities(deps),
-    ...createDeliveryActivities(deps),
-    ...createSlotActivities(deps),
-  };
+/** The run workflow's activities (runs task queue), built over injected dependencies. */
+export function createRunQueueActivities(deps: ActivityDeps) {
+  const after = createAfterCommit(deps);
+  return { ...createRunActivities(deps, after), ...createSlotActivities(deps, after) };
 }
 
-export type RunActivities = ReturnType<typeof createActivities>;
+/** The delivery workflow's activities (deliveries task queue). */
+export function createDeliveryQueueActivities(deps: DeliveryActivityDeps) {
+  return createDeliveryActivities(deps);
+}
+
+/** Every activity, for a worker that serves both queues' workflows. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...createRunQueueActivities(deps), ...createDeliveryQueueActivities(deps) };
+}
+
+export type RunActivities = ReturnType<typeof createRunQueueActivities>;

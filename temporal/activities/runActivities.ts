@@ -12,25 +12,30 @@ import {
   reviewRequestMail,
 } from '@svc/domain';
 import type { ExpressionContext, Mailer } from '@svc/domain';
+import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type {
   BeginStepResult,
-  CompleteRunInput,
   ExecuteStepInput,
   ExecuteStepResult,
-  CancelRunInput,
+  FinishRunInput,
   FinishStepInput,
   OpenReviewInput,
   OpenReviewResult,
   ResolveReviewInput,
   ReviewOutcome,
   RunError,
-  SkipStepsInput,
   TerminalRunStatus,
 } from '../shared/runTypes';
-import { createRunStore } from './runStore';
+import type { AfterCommitActions } from './afterCommit';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
+
+/**
+ * How long the outbox relay leaves a delivery to the activity that recorded it before
+ * starting its workflow itself (only happens when that start was interrupted).
+ */
+export const PUBLISHER_DISPATCH_GRACE_MS = 30_000;
 
 export interface RunActivityDeps {
   prisma: Db;
@@ -46,8 +51,8 @@ export interface RunActivityDeps {
  * every value before it is returned to the workflow or written anywhere, so they
  * never reach Temporal history or the database in clear.
  */
-export function createRunActivities(deps: RunActivityDeps) {
-  const store = createRunStore(deps.prisma);
+export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
+  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS });
 
   /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
   async function contextFor(workspaceId: string, runId: string) {
@@ -70,40 +75,43 @@ export function createRunActivities(deps: RunActivityDeps) {
   }
 
   return {
-    async markRunRunning({ runId }: { runId: string }): Promise<void> {
-      await store.markRunning(runId);
-    },
-
-    /** Evaluates `if` and marks a workflow-driven step (delay, review) as started. */
+    /** Evaluates `if` and marks a workflow-driven step (delay) as started. */
     async beginStep(args: ExecuteStepInput): Promise<BeginStepResult> {
-      const { ctx } = await contextFor(args.workspaceId, args.runId);
+      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       let skipped: boolean;
       try {
         skipped = await isSkipped(args.step.if, ctx);
       } catch (err) {
         // A broken `if` is a definition error at run time: fail the step, not the worker.
-        throw ApplicationFailure.nonRetryable((err as Error).message, 'StepFailedPermanently');
+        throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
       }
-      if (skipped) await store.finishStep(args.runId, args.step.key, 'skipped', null, null);
-      else await store.stepRunning(args.runId, args.step.key, 1);
+      if (skipped) await store.finishStep(args.runId, args.step.key, { status: 'skipped', attempts: 0 });
+      else await store.startStep(args.runId, args.step.key, 1);
       return { skipped };
     },
 
+    /**
+     * Runs one attempt of an http, transform or condition step. Transform and condition steps
+     * run as local activities and are written once, at their end; an http step is marked
+     * running first, since it can take a while.
+     */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
       const { runId, step } = args;
       const info = Context.current().info;
       const attempt = info.attempt;
       const lastAttempt = attempt >= step.retry.max_attempts;
+      const startedAt = new Date();
       const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       try {
         if (await isSkipped(step.if, ctx)) {
-          await store.finishStep(runId, step.key, 'skipped', null, null);
+          await store.finishStep(runId, step.key, { status: 'skipped', attempts: 0 });
           return { status: 'skipped' };
         }
-        await store.stepRunning(runId, step.key, attempt);
         let outcome: StepOutcome;
-        if (step.type === 'http') outcome = await runHttp(step, ctx, deps.dispatcher);
-        else if (step.type === 'transform') outcome = await runTransform(step, ctx);
+        if (step.type === 'http') {
+          await store.startStep(runId, step.key, attempt);
+          outcome = await runHttp(step, ctx, deps.dispatcher);
+        } else if (step.type === 'transform') outcome = await runTransform(step, ctx);
         else if (step.type === 'condition') outcome = await runCondition(step, ctx);
         else throw new Error(`step type ${step.type} is not executed by an activity`);
         const output = redact(outcome.output);
@@ -113,18 +121,20 @@ export function createRunActivities(deps: RunActivityDeps) {
             false,
           );
         }
-        await store.finishStep(runId, step.key, 'succeeded', output, null);
+        await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
         return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
       } catch (err) {
         const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
         const error = redact(failure.error);
         const output = redact(failure.output);
         if (failure.retryable && !lastAttempt) {
+          // A local step is otherwise written only at its end: show that it is under way.
+          if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
           await store.stepAttemptFailed(runId, step.key, error);
           // Temporal schedules the next attempt with the step's backoff.
           throw ApplicationFailure.retryable(error.message, error.code);
         }
-        await store.finishStep(runId, step.key, 'failed', output ?? null, error);
+        await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error });
         return { status: 'failed', error };
       }
     },
@@ -138,7 +148,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       let text: { title: string; instructions: string };
       try {
         if (await isSkipped(step.if, ctx)) {
-          await store.finishStep(args.runId, step.key, 'skipped', null, null);
+          await store.finishStep(args.runId, step.key, { status: 'skipped', attempts: 0 });
           return { skipped: true };
         }
         if (step.data) data = redact(await evaluateExpression(step.data, ctx));
@@ -146,14 +156,18 @@ export function createRunActivities(deps: RunActivityDeps) {
       } catch (err) {
         throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
       }
-      await store.openReview(args.runId, step.key, {
-        id: args.reviewId,
-        title: text.title,
-        instructions: text.instructions,
-        assignees: step.assignees,
-        data,
-        expiresAt: new Date(Date.now() + step.timeout_ms),
-      });
+      const done = await store.openReview(
+        { runId: args.runId, workspaceId: args.workspaceId, stepKey: step.key, grantKey: args.grantKey },
+        {
+          id: args.reviewId,
+          title: text.title,
+          instructions: text.instructions,
+          assignees: step.assignees,
+          data,
+          expiresAt: new Date(Date.now() + step.timeout_ms),
+        },
+      );
+      await after.done(args.workspaceId, args.grantKey, done);
       return { skipped: false };
     },
 
@@ -182,45 +196,47 @@ export function createRunActivities(deps: RunActivityDeps) {
       return { sent: review.assignees.length };
     },
 
+    /** Records the decision (or the expiry) and `review.decided`; returns the step's output. */
     async resolveReview(args: ResolveReviewInput): Promise<ReviewOutcome> {
-      const decidedAt = await store.resolveReview(args.runId, args.reviewId, args);
+      const { decidedAt, deliveries } = await store.resolveReview(args, args);
+      await after.startDeliveries(deliveries);
       return { decision: args.decision, decided_by: args.decidedBy, decided_at: decidedAt.toISOString(), comment: args.comment };
     },
 
-    async cancelRun(args: CancelRunInput): Promise<void> {
-      await store.cancelRun(args.runId);
-    },
-
     async finishStep(args: FinishStepInput): Promise<void> {
-      await store.finishStep(args.runId, args.stepKey, args.status, args.output ?? null, args.error ?? null);
+      await store.finishStep(args.runId, args.stepKey, { status: args.status, attempts: 1, output: args.output, error: args.error });
     },
 
-    async setStepsStatus(args: SkipStepsInput): Promise<void> {
-      await store.setStepsStatus(args.runId, args.stepKeys, args.status);
+    /** Steps passed over by a condition's jump. */
+    async skipSteps(args: { runId: string; stepKeys: string[] }): Promise<void> {
+      await store.skipSteps(args.runId, args.stepKeys);
     },
 
-    async completeRun(args: CompleteRunInput): Promise<{ status: TerminalRunStatus }> {
+    /**
+     * Ends the run: works out its output, then one transaction holds the final status, the
+     * event, its deliveries and the slot's release; then the next runs are told and the
+     * deliveries started.
+     */
+    async finishRun(args: FinishRunInput): Promise<{ status: TerminalRunStatus }> {
       let status: TerminalRunStatus = args.status;
       let error: RunError | null = args.error ?? null;
-      let output: unknown = null;
-      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
-      if (status === 'succeeded') {
+      let output: { value: unknown } | { fromStep: string } | null = null;
+      if (status === 'succeeded' && args.outputExpression) {
+        const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
         try {
-          output = args.outputExpression
-            ? await evaluateExpression(args.outputExpression, ctx)
-            : ((args.lastStepKey && ctx.steps[args.lastStepKey]?.output) ?? null);
+          const value = redact(await evaluateExpression(args.outputExpression, ctx));
+          if (jsonBytes(value) > MAX_STEP_OUTPUT_BYTES) {
+            status = 'failed';
+            error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
+          } else output = { value };
         } catch (err) {
           status = 'failed';
-          error = { code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null };
+          error = redact({ code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null });
         }
-        if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
-          status = 'failed';
-          output = null;
-          error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
-        }
-      }
-      const final = await store.completeRun(args.runId, status, redact(output), error ? redact(error) : null);
-      return { status: final };
+      } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
+      const done = await store.finishRun({ runId: args.runId, workspaceId: args.workspaceId, status, output, error, grantKey: args.grantKey });
+      await after.done(args.workspaceId, args.grantKey, done);
+      return { status: done.status };
     },
   };
 }

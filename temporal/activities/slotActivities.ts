@@ -1,32 +1,32 @@
 import type { Client } from '@temporalio/client';
-import type { Db } from '@svc/db';
-import { claimSlot, releaseSlots } from '@svc/domain';
-import { slotGrantedSignal } from '../shared/slots';
+import { claimSlot, holdersWhereRunsWait, releaseSlots } from '@svc/domain';
+import type { SlotGrant } from '@svc/domain';
+import type { SlotRequest } from '../shared/runTypes';
+import type { AfterCommitActions } from './afterCommit';
 
 const DESCRIBE_BATCH = 20;
 
 export interface SlotActivityDeps {
-  prisma: Db;
-  /** Tells runs they were given a slot, and checks whether holders are still alive. */
+  prisma: Parameters<typeof claimSlot>[0];
   temporal: { client: Client };
 }
 
 /** Activities behind the per-workspace concurrency limit (API.md §8; domain/runs/slots.ts). */
-export function createSlotActivities(deps: SlotActivityDeps) {
+export function createSlotActivities(deps: SlotActivityDeps, after: AfterCommitActions) {
   const { client } = deps.temporal;
 
-  /** Which of these runs' workflows have closed (e.g. terminated from the Temporal UI). */
-  async function closedRuns(runIds: string[]): Promise<string[]> {
-    // Described one by one (visibility may lag behind a run just started), a few at a time.
+  /** Which of these holders' workflows have closed (e.g. terminated from the Temporal UI). */
+  async function closedHolders(holders: SlotGrant[]): Promise<string[]> {
     const closed: string[] = [];
-    for (let i = 0; i < runIds.length; i += DESCRIBE_BATCH) {
+    for (let i = 0; i < holders.length; i += DESCRIBE_BATCH) {
       await Promise.all(
-        runIds.slice(i, i + DESCRIBE_BATCH).map(async (runId) => {
+        holders.slice(i, i + DESCRIBE_BATCH).map(async (h) => {
           try {
-            const { status } = await client.workflow.getHandle(runId).describe();
-            if (status.name !== 'RUNNING') closed.push(runId);
+            const { status } = await client.workflow.getHandle(h.temporalWorkflowId).describe();
+            if (status.name !== 'RUNNING') closed.push(h.runId);
           } catch (err) {
-            if ((err as Error).name === 'WorkflowNotFoundError') closed.push(runId);
+            // Gone from Temporal (a grant to a run not started yet is handed on when told).
+            if ((err as Error).name === 'WorkflowNotFoundError') closed.push(h.runId);
             else throw err;
           }
         }),
@@ -35,50 +35,29 @@ export function createSlotActivities(deps: SlotActivityDeps) {
     return closed;
   }
 
-  /**
-   * Signals the runs just given a slot. One that has ended meanwhile gives its slot straight
-   * back, to the next in line. (A signal lost to a crash here is made up for by the run's own
-   * periodic re-check; the others fail the activity, which is retried.)
-   */
-  async function tell(workspaceId: string, granted: string[]): Promise<void> {
-    while (granted.length > 0) {
-      const gone: string[] = [];
-      await Promise.all(
-        granted.map((runId) =>
-          client.workflow
-            .getHandle(runId)
-            .signal(slotGrantedSignal)
-            .catch((err: Error) => {
-              // Ended (or not started yet: it takes its place again when it first asks).
-              if (err.name === 'WorkflowNotFoundError') gone.push(runId);
-              else throw err;
-            }),
-        ),
-      );
-      granted = await releaseSlots(deps.prisma, { workspaceId, runIds: gone });
-    }
-  }
-
   return {
-    /** Joins the line (or re-checks the run's place); true once the run holds a slot. */
-    async acquireSlot(args: { workspaceId: string; runId: string }): Promise<{ granted: boolean }> {
+    /** Joins the line (once); true when the run holds a slot, else it waits for the signal. */
+    async claimSlot(args: SlotRequest): Promise<{ granted: boolean }> {
       const claim = await claimSlot(deps.prisma, args);
-      await tell(args.workspaceId, claim.alsoGranted);
-      if (claim.granted || claim.holdersToCheck.length === 0) return { granted: claim.granted };
-      // First in line: holders that ended without giving their slot back lose it now.
-      const dead = await closedRuns(claim.holdersToCheck);
-      if (dead.length === 0) return { granted: false };
-      const granted = await releaseSlots(deps.prisma, { workspaceId: args.workspaceId, runIds: dead });
-      await tell(
-        args.workspaceId,
-        granted.filter((id) => id !== args.runId),
-      );
-      return { granted: granted.includes(args.runId) };
+      await after.tell(args.workspaceId, claim.alsoGranted, args.grantKey);
+      return { granted: claim.granted };
     },
 
-    /** Gives the run's slot back (or its place in line) and lets the next runs in. */
-    async releaseSlot(args: { workspaceId: string; runId: string }): Promise<void> {
-      await tell(args.workspaceId, await releaseSlots(deps.prisma, { workspaceId: args.workspaceId, runIds: [args.runId] }));
+    /**
+     * The slot reconciler (run by the reconcile workflow on a Temporal Schedule): where runs
+     * wait, holders whose workflow has closed without giving their slot back (terminated from
+     * the Temporal UI) lose it to the next in line. Returns how many slots were reclaimed.
+     */
+    async reclaimSlots(args: { grantKey: string }): Promise<{ reclaimed: number }> {
+      let reclaimed = 0;
+      for (const { workspaceId, holders } of await holdersWhereRunsWait(deps.prisma)) {
+        const dead = await closedHolders(holders);
+        if (dead.length === 0) continue;
+        reclaimed += dead.length;
+        const grantKey = `${args.grantKey}:${workspaceId}`;
+        await after.tell(workspaceId, await releaseSlots(deps.prisma, { workspaceId, runIds: dead, grantKey }), grantKey);
+      }
+      return { reclaimed };
     },
   };
 }

@@ -5,6 +5,7 @@ import { AppError } from '@svc/domain';
 import type { ReviewDecision, RunControl } from '@svc/domain';
 import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
 import type { RunControlFailure } from '../shared/messages';
+import { sendUpdate } from './updateRetry';
 
 /** Turns a validator's refusal into the API's problem; anything else is re-thrown. */
 function toAppError(err: unknown): never {
@@ -29,7 +30,7 @@ export function createRunControl(client: Client): RunControl {
   return {
     async cancel(runId) {
       try {
-        await client.workflow.getHandle(runId).executeUpdate(cancelRunUpdate);
+        await sendUpdate((updateId) => client.workflow.getHandle(runId).executeUpdate(cancelRunUpdate, { updateId }));
         return 'cancelled';
       } catch (err) {
         if (isClosed(err)) return 'closed';
@@ -38,7 +39,7 @@ export function createRunControl(client: Client): RunControl {
     },
     async decide(runId, decision: ReviewDecision) {
       try {
-        await client.workflow.getHandle(runId).executeUpdate(decideReviewUpdate, { args: [decision] });
+        await sendUpdate((updateId) => client.workflow.getHandle(runId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }));
         return 'decided';
       } catch (err) {
         if (isClosed(err)) return 'closed';

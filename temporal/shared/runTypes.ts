@@ -1,8 +1,7 @@
-import type { ExpressionContext, LaunchRequest, StepDefinition } from '@svc/domain';
+import type { ExpressionContext, LaunchRequest, RunError, StepDefinition, StepError, StepStatus, TerminalRunStatus } from '@svc/domain';
 
-export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
-export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
-export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
+export type { RunError, StepError, StepStatus, TerminalRunStatus };
+export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | TerminalRunStatus;
 
 /** A run has ended. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
@@ -14,23 +13,15 @@ export const SETTLED_STATUSES: readonly RunStatus[] = [...TERMINAL_STATUSES, 'wa
  * Activities read the input and step outputs from PostgreSQL and write outputs there, so a
  * run's history does not grow with its data.
  */
-export type RunWorkflowInput = Omit<LaunchRequest, 'input'>;
+export type RunWorkflowInput = Omit<LaunchRequest, 'input'> & {
+  /** Set when a run that waited long for a slot after a review continued as new. */
+  resume?: { nextStep: number; lastStepKey: string | null; decidedReviews: string[] };
+};
 
 /** What a launch hands Temporal: the launch without its input. */
 export function runWorkflowInput(req: LaunchRequest): RunWorkflowInput {
   const { input: _input, ...ids } = req;
   return ids;
-}
-
-export interface RunError {
-  code: string;
-  message: string;
-  step_key: string | null;
-}
-
-export interface StepError {
-  code: string;
-  message: string;
 }
 
 /** Step outputs as later steps see them (already redacted; secrets never enter history). */
@@ -57,15 +48,14 @@ export interface FinishStepInput {
   error?: StepError | null;
 }
 
-export interface SkipStepsInput {
-  runId: string;
-  stepKeys: string[];
-  status: 'skipped' | 'cancelled';
-}
-
-export interface CompleteRunInput {
+export interface SlotRequest {
   runId: string;
   workspaceId: string;
+  /** Names this claim or release, the same on every retry (slots.ts). */
+  grantKey: string;
+}
+
+export interface FinishRunInput extends SlotRequest {
   status: TerminalRunStatus;
   /** Run output expression; when absent the output of `lastStepKey` is used. */
   outputExpression?: string;
@@ -76,6 +66,7 @@ export interface CompleteRunInput {
 
 export interface OpenReviewInput extends ExecuteStepInput {
   reviewId: string;
+  grantKey: string;
 }
 
 export interface OpenReviewResult {
@@ -84,6 +75,7 @@ export interface OpenReviewResult {
 
 export interface ResolveReviewInput {
   runId: string;
+  workspaceId: string;
   reviewId: string;
   status: 'approved' | 'rejected' | 'expired';
   decision: 'approved' | 'rejected';
@@ -97,8 +89,4 @@ export interface ReviewOutcome {
   decided_by: string | null;
   decided_at: string;
   comment: string | null;
-}
-
-export interface CancelRunInput {
-  runId: string;
 }

@@ -4,23 +4,25 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import { createApp, createRateLimiter } from '@svc/gateway';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import {
-  createActivities,
   createRunControl,
   createRunLauncher,
   createWebhookRuntime,
+  ensureSlotReconciler,
+  slotReconcilerScheduleId,
   startDeliveryRelay,
   workflowsPath,
 } from '@svc/temporal';
+import { createWorkers } from '@svc/worker';
+import type { WorkerSet } from '@svc/worker';
 import type { DeliveryRelay } from '@svc/temporal';
 import { apiCall } from './http';
 import { tenantFactory } from './tenants';
@@ -84,36 +86,19 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const bundle = readFileSync(await workflowBundlePath(), 'utf8');
-  let worker: Worker | undefined;
+  let worker: WorkerSet | undefined;
   let workerDone: Promise<void> | undefined;
   // Outbound webhooks: the worker's delivery runtime and its outbox relay (as apps/worker/src/main.ts).
-  const webhooks = createWebhookRuntime({ config, prisma: db.prisma, client: temporal, taskQueue, logger });
+  const webhooks = createWebhookRuntime({ config, prisma: db.prisma, client: temporal, taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, logger });
   let relay: DeliveryRelay | undefined;
   const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!);
   async function startWorker() {
     if (worker) return;
-    const dispatcher = createGuardedDispatcher({ policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }) });
-    worker = await Worker.create({
-      connection: nativeConnection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue,
-      workflowBundle: { code: bundle },
-      activities: createActivities({
-        prisma: db.prisma,
-        secretBox: box,
-        dispatcher,
-        webhooks,
-        temporal: { client: temporal },
-        // The gateway's address is known only once it listens, hence the getter.
-        reviewNotices: {
-          mailer: webhooks.mailer,
-          links: reviewLinks,
-          get baseUrl() {
-            return config.BASE_URL;
-          },
-        },
-      }),
-    });
+    worker = await createWorkers(
+      { config, prisma: db.prisma, secretBox: box, logger, webhooks, reviewLinks, temporalClient: temporal },
+      nativeConnection,
+      { workflowBundle: { code: bundle } },
+    );
     workerDone = worker.run();
     relay = startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger });
   }
@@ -125,6 +110,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     await workerDone;
     worker = undefined;
   }
+  await ensureSlotReconciler(temporal, { taskQueue, intervalMs: config.SLOT_RECONCILE_INTERVAL_MS });
   await startWorker();
 
   const rateLimiter = createRateLimiter({
@@ -172,6 +158,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         server.closeAllConnections();
       });
       await stopWorker();
+      await temporal.schedule.getHandle(slotReconcilerScheduleId(taskQueue)).delete();
       webhooks.mailer.close();
       await nativeConnection.close();
       await connection.close();

@@ -1,10 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkerOptions } from '@temporalio/worker';
 import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
-import { createActivities, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
+import { createDeliveryQueueActivities, createRunQueueActivities, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
 import type { WebhookRuntime } from '@svc/temporal';
 
 export interface WorkerDeps {
@@ -20,6 +21,12 @@ export interface WorkerDeps {
   temporalClient: Client;
 }
 
+/** Both task queues' workers of one process, run and stopped together. */
+export interface WorkerSet {
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
 export async function connectWorkerTemporal(config: Config): Promise<NativeConnection> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   return NativeConnection.connect({
@@ -29,26 +36,60 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
   });
 }
 
-/** A worker for the run task queue: the run workflow plus every activity. Any number may run. */
-export async function createWorker(deps: WorkerDeps, connection: NativeConnection): Promise<Worker> {
+/**
+ * The workers of one process: the run task queue (run workflows, the slot reconciler and their
+ * activities) and the delivery task queue (webhook deliveries), each with slots of its own, so
+ * a run backlog never delays a webhook. Any number of such processes may run.
+ */
+export async function createWorkers(
+  deps: WorkerDeps,
+  connection: NativeConnection,
+  opts: { workflowBundle?: WorkerOptions['workflowBundle'] } = {},
+): Promise<WorkerSet> {
   const { config } = deps;
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
-  const bundle = prebuiltWorkflowBundlePath();
-  return Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
+  const prebuilt = prebuiltWorkflowBundlePath();
+  // The build's bundle when there is one; otherwise bundle the sources now (slower start).
+  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath };
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, ...code };
+  const runs = await Worker.create({
+    ...common,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    // The build's bundle when there is one; otherwise bundle the sources now (slower start).
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath }),
-    activities: createActivities({
+    activities: createRunQueueActivities({
       prisma: deps.prisma,
       secretBox: deps.secretBox,
       dispatcher,
       webhooks: deps.webhooks,
-      reviewNotices: { mailer: deps.webhooks.mailer, links: deps.reviewLinks, baseUrl: config.BASE_URL },
+      reviewNotices: {
+        mailer: deps.webhooks.mailer,
+        links: deps.reviewLinks,
+        // Read when a mail is sent: an embedded gateway may learn its address after the worker starts.
+        get baseUrl() {
+          return config.BASE_URL;
+        },
+      },
       temporal: { client: deps.temporalClient },
     }),
   });
+  const deliveries = await Worker.create({
+    ...common,
+    taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+    activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks }),
+  });
+  return {
+    async run() {
+      // One stopping (a signal, or a fatal error) stops the other too.
+      await Promise.all([runs.run().finally(() => stop(deliveries)), deliveries.run().finally(() => stop(runs))]);
+    },
+    shutdown() {
+      stop(runs);
+      stop(deliveries);
+    },
+  };
+}
+
+function stop(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
 }

@@ -1,2 +1,2 @@
-export { createWorker, connectWorkerTemporal } from './createWorker';
-export type { WorkerDeps } from './createWorker';
+export { createWorkers, connectWorkerTemporal } from './createWorker';
+export type { WorkerDeps, WorkerSet } from './createWorker';

@@ -3,8 +3,8 @@ import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
-import { connectTemporalClient, createWebhookRuntime, startDeliveryRelay } from '@svc/temporal';
-import { connectWorkerTemporal, createWorker } from './createWorker';
+import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay } from '@svc/temporal';
+import { connectWorkerTemporal, createWorkers } from './createWorker';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
@@ -31,10 +31,10 @@ async function main(): Promise<void> {
     config,
     prisma: db.prisma,
     client: temporal.client,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
     logger,
   });
-  const worker = await createWorker(
+  const workers = await createWorkers(
     {
       config,
       prisma: db.prisma,
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     },
     connection,
   );
+  await ensureSlotReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SLOT_RECONCILE_INTERVAL_MS });
   const relay = startDeliveryRelay({
     prisma: db.prisma,
     starter: webhooks.starter,
@@ -53,9 +54,12 @@ async function main(): Promise<void> {
     logger,
   });
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
+    'worker running',
+  );
   signalReady();
-  await worker.run();
+  await workers.run();
   await relay.stop();
   webhooks.mailer.close();
   await temporal.connection.close();

@@ -33,6 +33,10 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
+  /** Webhook deliveries' own task queue (default `<TEMPORAL_TASK_QUEUE>-deliveries`): a run backlog never delays them. */
+  TEMPORAL_DELIVERY_TASK_QUEUE: z.string().min(1).optional(),
+  /** How often the slot reconciler Schedule reclaims slots of runs ended from the Temporal UI. */
+  SLOT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   TEMPORAL_TLS: bool.default(false),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   /** AES-256-GCM key for secrets at rest (workspace secrets, trigger secrets). */
@@ -108,7 +112,7 @@ export const configSchema = z.object({
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
 });
 
-export type Config = z.infer<typeof configSchema> & { BASE_URL: string };
+export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };
 
 /** Parses the environment once; throws a readable error naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -118,5 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
-  return { ...c, BASE_URL: (c.BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '') };
+  return {
+    ...c,
+    BASE_URL: (c.BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
+    TEMPORAL_DELIVERY_TASK_QUEUE: c.TEMPORAL_DELIVERY_TASK_QUEUE ?? `${c.TEMPORAL_TASK_QUEUE}-deliveries`,
+  };
 }

@@ -21,6 +21,7 @@ export * from './triggers';
 export * from './events/events';
 export * from './runs/cancelRun';
 export * from './runs/slots';
+export * from './runs/runStore';
 export * from './runs/limits';
 export * from './reviews/reviews';
 export * from './webhooks';

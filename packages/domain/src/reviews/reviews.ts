@@ -39,7 +39,11 @@ export async function decideReview(
     decidedBy: args.decidedBy ?? null,
   });
   const after = await deps.prisma.review.findUniqueOrThrow({ where: { id: review.id } });
-  if (outcome === 'closed' && after.status === 'pending') throw new AppError('no_pending_review', 'The run has already finished');
+  // A closed workflow never saw this decision: the run ended first (cancelled, or decided by another).
+  if (outcome === 'closed') {
+    if (DECIDED.has(after.status)) throw new AppError('review_already_decided', `This review was already decided (${after.status})`);
+    throw new AppError('no_pending_review', 'The run has already finished');
+  }
   return { ...toReviewView(after), run_id: after.runId };
 }
 

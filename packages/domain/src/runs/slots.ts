@@ -3,13 +3,17 @@ import { workspaceLimits } from '../workspaces/limits';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
+/** A run given a slot: whoever gave it must signal its workflow (runs wait by signal only). */
+export interface SlotGrant {
+  runId: string;
+  temporalWorkflowId: string;
+}
+
 /** What a claim found: whether the run holds a slot, and which waiting runs it let in too. */
 export interface SlotClaim {
   granted: boolean;
-  /** Runs (other than this one) given a slot by this call: each must be told. */
-  alsoGranted: string[];
-  /** When the run waits first in line: the runs holding the slots, to check for dead ones. */
-  holdersToCheck: string[];
+  /** Runs (other than this one) given a slot under this claim's grant key: each must be told. */
+  alsoGranted: SlotGrant[];
 }
 
 /**
@@ -24,16 +28,23 @@ async function lockWorkspace(tx: Tx, workspaceId: string): Promise<number> {
   return workspaceLimits({ plan: ws.plan, rateLimitPerMin: ws.rate_limit_per_min, concurrency: ws.concurrency }).concurrency;
 }
 
-/** Gives free slots to the longest-waiting runs, first come, first served; returns them. */
-async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number): Promise<string[]> {
-  const rows = await tx.$queryRaw<{ run_id: string }[]>`
-    UPDATE run_slots SET holding = true
+/**
+ * Gives free slots to the longest-waiting runs, first come, first served, under the caller's
+ * grant key (one per workflow step that frees slots, the same on every retry). Returns every
+ * run let in under that key: a retried call (whose first attempt committed, then died before
+ * telling them) finds them again.
+ */
+async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number, grantKey: string): Promise<SlotGrant[]> {
+  await tx.$executeRaw`
+    UPDATE run_slots SET holding = true, granted_by = ${grantKey}
     WHERE run_id IN (
       SELECT run_id FROM run_slots WHERE workspace_id = ${workspaceId} AND NOT holding ORDER BY seq
       LIMIT GREATEST(0, ${limit}::int - (SELECT count(*) FROM run_slots WHERE workspace_id = ${workspaceId} AND holding)::int)
-    )
-    RETURNING run_id`;
-  return rows.map((r) => r.run_id);
+    )`;
+  return tx.$queryRaw<SlotGrant[]>`
+    SELECT s.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId"
+      FROM run_slots s JOIN runs r ON r.id = s.run_id
+     WHERE s.workspace_id = ${workspaceId} AND s.holding AND s.granted_by = ${grantKey}`;
 }
 
 /**
@@ -50,36 +61,53 @@ export async function joinSlotLine(tx: Tx, runId: string): Promise<void> {
 
 /**
  * A run asks for a slot: it joins the line (once, however often it asks) and every free slot
- * goes to the runs first in line. Asking again is how a waiting run re-checks its place.
+ * goes to the runs first in line. A run that is not granted one waits for a signal.
  */
-export async function claimSlot(db: Db, args: { workspaceId: string; runId: string }): Promise<SlotClaim> {
+export async function claimSlot(db: Db, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
   return db.$transaction(async (tx) => {
     const limit = await lockWorkspace(tx, args.workspaceId);
     await joinSlotLine(tx, args.runId);
-    const newlyGranted = await grantFreeSlots(tx, args.workspaceId, limit);
-    const own = await tx.runSlot.findUnique({ where: { runId: args.runId } });
-    const granted = own?.holding ?? false;
-    let holdersToCheck: string[] = [];
-    if (!granted) {
-      const first = await tx.runSlot.findFirst({ where: { workspaceId: args.workspaceId, holding: false }, orderBy: { seq: 'asc' } });
-      if (first?.runId === args.runId) {
-        const holders = await tx.runSlot.findMany({ where: { workspaceId: args.workspaceId, holding: true }, select: { runId: true } });
-        holdersToCheck = holders.map((h) => h.runId);
-      }
-    }
-    return { granted, alsoGranted: newlyGranted.filter((id) => id !== args.runId), holdersToCheck };
+    const grants = await grantFreeSlots(tx, args.workspaceId, limit, args.grantKey);
+    const own = await tx.runSlot.findUnique({ where: { runId: args.runId }, select: { holding: true } });
+    return { granted: own?.holding ?? false, alsoGranted: grants.filter((g) => g.runId !== args.runId) };
   });
 }
 
 /**
- * Runs give their slot back (or leave the line): when they end, pause for a review, are
- * cancelled while waiting, or were found dead. Returns the runs let in instead.
+ * The slot holders of every workspace where runs wait: the reconciler checks them for runs
+ * that ended without giving their slot back (terminated from the Temporal UI).
  */
-export async function releaseSlots(db: Db, args: { workspaceId: string; runIds: string[] }): Promise<string[]> {
+export async function holdersWhereRunsWait(db: Db): Promise<Array<{ workspaceId: string; holders: SlotGrant[] }>> {
+  const rows = await db.$queryRaw<Array<SlotGrant & { workspaceId: string }>>`
+    SELECT s.workspace_id AS "workspaceId", s.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId"
+      FROM run_slots s JOIN runs r ON r.id = s.run_id
+     WHERE s.holding AND s.workspace_id IN (SELECT workspace_id FROM run_slots WHERE NOT holding)
+     ORDER BY s.workspace_id`;
+  const byWorkspace = new Map<string, SlotGrant[]>();
+  for (const { workspaceId, ...holder } of rows) byWorkspace.set(workspaceId, [...(byWorkspace.get(workspaceId) ?? []), holder]);
+  return [...byWorkspace].map(([workspaceId, holders]) => ({ workspaceId, holders }));
+}
+
+export interface SlotRelease {
+  workspaceId: string;
+  runIds: string[];
+  /** Names this release (see grantFreeSlots); the same on every retry of it. */
+  grantKey: string;
+}
+
+/**
+ * Runs give their slot back (or leave the line) inside the caller's transaction: when they
+ * end, pause for a review, are cancelled while waiting, or were found dead. Returns the runs
+ * let in instead.
+ */
+export async function releaseSlotsIn(tx: Tx, args: SlotRelease): Promise<SlotGrant[]> {
+  const limit = await lockWorkspace(tx, args.workspaceId);
+  if (args.runIds.length) await tx.runSlot.deleteMany({ where: { workspaceId: args.workspaceId, runId: { in: args.runIds } } });
+  return grantFreeSlots(tx, args.workspaceId, limit, args.grantKey);
+}
+
+/** releaseSlotsIn in a transaction of its own. */
+export async function releaseSlots(db: Db, args: SlotRelease): Promise<SlotGrant[]> {
   if (args.runIds.length === 0) return [];
-  return db.$transaction(async (tx) => {
-    const limit = await lockWorkspace(tx, args.workspaceId);
-    await tx.runSlot.deleteMany({ where: { workspaceId: args.workspaceId, runId: { in: args.runIds } } });
-    return grantFreeSlots(tx, args.workspaceId, limit);
-  });
+  return db.$transaction((tx) => releaseSlotsIn(tx, args));
 }

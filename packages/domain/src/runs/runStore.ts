@@ -1,0 +1,199 @@
+import type { Db } from '@svc/db';
+import type { EventType } from '../events/events';
+import { recordEventAndDeliveries } from '../webhooks/fanOut';
+import type { DeliveryRef } from '../webhooks/fanOut';
+import { getRun } from './readRuns';
+import { toReviewView } from './runView';
+import { releaseSlotsIn } from './slots';
+import type { SlotGrant } from './slots';
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
+export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
+
+export interface StepError {
+  code: string;
+  message: string;
+}
+
+export interface RunError extends StepError {
+  step_key: string | null;
+}
+
+/** Step outputs as expressions see them. */
+export type StepsData = Record<string, { output: unknown; status: string }>;
+
+/** Work left for after a commit: waiting runs to tell of their slot, deliveries to start. */
+export interface AfterCommit {
+  granted: SlotGrant[];
+  deliveries: DeliveryRef[];
+}
+
+export interface StepWrite {
+  status: StepStatus;
+  /** The attempt count to record (at least); 0 for a step that never ran. */
+  attempts: number;
+  /** When the step started, for steps written once at their end (local steps); else kept. */
+  startedAt?: Date | null;
+  output?: unknown;
+  error?: StepError | null;
+}
+
+export interface FinishRun {
+  runId: string;
+  workspaceId: string;
+  status: TerminalRunStatus;
+  /** The run's output, or where to take it from: the output of this step. */
+  output: { value: unknown } | { fromStep: string } | null;
+  error: RunError | null;
+  /** Names this release of the run's slot (see slots.ts); the same on every retry. */
+  grantKey: string;
+}
+
+/** JSON for a jsonb parameter; null stays SQL NULL. */
+const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * The one owner of run state written by the engine: runs, steps, reviews and their slot, each
+ * change with the event it raises in the same transaction (the outbox). Every write is
+ * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
+ */
+export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
+  /** Records an event (payload: the run or review as the API shows it, read in the same transaction). */
+  async function publishIn(
+    tx: Tx,
+    workspaceId: string,
+    type: EventType,
+    dedupeKey: string,
+    subject: { runId: string } | { reviewId: string },
+  ): Promise<DeliveryRef[]> {
+    let data: unknown;
+    if ('runId' in subject) data = await getRun(tx as unknown as Db, { workspaceId, runId: subject.runId });
+    else {
+      const review = await tx.review.findUniqueOrThrow({ where: { id: subject.reviewId } });
+      data = { ...toReviewView(review), run_id: review.runId };
+    }
+    const { deliveries } = await recordEventAndDeliveries(tx, { workspaceId, type, dedupeKey, data }, { dispatchDelayMs: opts.dispatchDelayMs });
+    return deliveries;
+  }
+
+  return {
+    /** The run's input and its settled steps' outputs, as expressions see them: one query. */
+    async loadData(runId: string): Promise<{ input: unknown; steps: StepsData }> {
+      const [row] = await prisma.$queryRaw<{ input: unknown; steps: StepsData }[]>`
+        SELECT r.input, COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
+          FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps
+        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} GROUP BY r.id`;
+      if (!row) throw new Error(`run ${runId} not found`);
+      return row;
+    },
+
+    /** A step starts an attempt; the run's first step also moves the run to running. */
+    async startStep(runId: string, stepKey: string, attempt: number): Promise<void> {
+      await prisma.$executeRaw`
+        WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
+                      WHERE id = ${runId} AND status = 'queued')
+        UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
+               started_at = COALESCE(started_at, now()), error = NULL
+         WHERE run_id = ${runId} AND key = ${stepKey}`;
+    },
+
+    async stepAttemptFailed(runId: string, stepKey: string, error: StepError): Promise<void> {
+      await prisma.$executeRaw`UPDATE run_steps SET error = ${jsonb(error)}::jsonb WHERE run_id = ${runId} AND key = ${stepKey}`;
+    },
+
+    /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
+    async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
+      await prisma.$executeRaw`
+        WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
+                      WHERE id = ${runId} AND status = 'queued')
+        UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
+               started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
+               output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
+         WHERE run_id = ${runId} AND key = ${stepKey}`;
+    },
+
+    /** Steps passed over by a condition's jump. */
+    async skipSteps(runId: string, stepKeys: string[]): Promise<void> {
+      await prisma.runStep.updateMany({ where: { runId, key: { in: stepKeys }, status: 'pending' }, data: { status: 'skipped' } });
+    },
+
+    /**
+     * Pauses the run for a person, in one transaction: the review, the step and the run wait,
+     * the run's slot goes to the next in line, and `run.waiting_for_review` is recorded.
+     */
+    async openReview(
+      args: { runId: string; workspaceId: string; stepKey: string; grantKey: string },
+      review: { id: string; title: string; instructions: string; assignees: string[]; data: unknown; expiresAt: Date },
+    ): Promise<AfterCommit> {
+      const { runId, workspaceId, stepKey } = args;
+      return prisma.$transaction(async (tx) => {
+        await tx.review.createMany({
+          data: [{ ...review, runId, stepKey, data: review.data === null || review.data === undefined ? undefined : (review.data as object) }],
+          skipDuplicates: true,
+        });
+        await tx.$executeRaw`UPDATE run_steps SET status = 'waiting_for_review', attempts = GREATEST(attempts, 1),
+          started_at = COALESCE(started_at, now()) WHERE run_id = ${runId} AND key = ${stepKey}`;
+        await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
+          WHERE id = ${runId} AND status IN ('queued', 'running')`;
+        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
+        const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
+        return { granted, deliveries };
+      });
+    },
+
+    /**
+     * Records the first decision (or the expiry), puts the run back to running and records
+     * `review.decided`, in one transaction. Returns when the decision was taken.
+     */
+    async resolveReview(
+      args: { runId: string; workspaceId: string; reviewId: string },
+      d: { status: 'approved' | 'rejected' | 'expired'; decision: string; decidedBy: string | null; comment: string | null },
+    ): Promise<{ decidedAt: Date; deliveries: DeliveryRef[] }> {
+      const { runId, workspaceId, reviewId } = args;
+      return prisma.$transaction(async (tx) => {
+        await tx.review.updateMany({
+          where: { id: reviewId, status: 'pending' },
+          data: { status: d.status, decision: d.decision, decidedBy: d.decidedBy, comment: d.comment, decidedAt: new Date() },
+        });
+        await tx.$executeRaw`UPDATE runs SET status = 'running' WHERE id = ${runId} AND status = 'waiting_for_review'`;
+        const row = await tx.review.findUniqueOrThrow({ where: { id: reviewId }, select: { decidedAt: true } });
+        const deliveries = await publishIn(tx, workspaceId, 'review.decided', `${reviewId}:review.decided`, { reviewId });
+        return { decidedAt: row.decidedAt!, deliveries };
+      });
+    },
+
+    /**
+     * Ends the run in one transaction: its final status, output and error (the first final
+     * status stands, e.g. a cancellation that won a race), its unfinished steps, its slot
+     * handed to the next in line, and the `run.<status>` event with its deliveries.
+     */
+    async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
+      const { runId, workspaceId } = f;
+      return prisma.$transaction(async (tx) => {
+        if (f.status === 'cancelled') {
+          await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
+          await tx.$executeRaw`UPDATE run_steps SET status = 'cancelled',
+            finished_at = CASE WHEN started_at IS NOT NULL THEN now() ELSE NULL END
+            WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`;
+        } else {
+          await tx.$executeRaw`UPDATE run_steps SET status = 'skipped' WHERE run_id = ${runId} AND status = 'pending'`;
+        }
+        const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
+        const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
+        await tx.$executeRaw`
+          UPDATE runs SET status = ${f.status}, finished_at = now(),
+                 output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
+                 error = ${jsonb(f.error)}::jsonb
+           WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')`;
+        const [{ status }] = await tx.$queryRaw<{ status: TerminalRunStatus }[]>`SELECT status FROM runs WHERE id = ${runId}`;
+        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
+        const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:run.${status}`, { runId });
+        return { status, granted, deliveries };
+      });
+    },
+  };
+}
+
+export type RunStore = ReturnType<typeof createRunStore>;

@@ -1,0 +1,90 @@
+import { ApplicationFailure, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { cancelRunUpdate, decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '../../shared/messages';
+import type { DecideReviewInput, RunControlFailure } from '../../shared/messages';
+import { SETTLED_STATUSES, TERMINAL_STATUSES } from '../../shared/runTypes';
+import type { RunStatus } from '../../shared/runTypes';
+import { SA_RUN_STATUS } from '../../shared/searchAttributes';
+import { slotGrantedSignal } from '../../shared/slots';
+
+/** What the run workflow knows about its run, and what messages to it change. */
+export interface RunState {
+  status: RunStatus;
+  cancelRequested: boolean;
+  /** The review waiting for a person, if any; `decision` is set by the first accepted decision. */
+  pending?: { reviewId: string; decision?: DecideReviewInput };
+  decidedReviews: Set<string>;
+  /** Whether this run holds one of its workspace's concurrency slots (API.md §8). */
+  slot: 'none' | 'waiting' | 'held';
+  setStatus(next: RunStatus): void;
+}
+
+function refuse(type: RunControlFailure, message: string, status?: RunStatus): never {
+  throw ApplicationFailure.create({ type, message, nonRetryable: true, details: status ? [status] : [] });
+}
+
+/** The run's state with its message handlers installed: status query, wait, cancel, decide, slot signal. */
+export function createRunState(initial: { status: RunStatus; decidedReviews: string[] }): RunState {
+  const state: RunState = {
+    status: initial.status,
+    cancelRequested: false,
+    decidedReviews: new Set(initial.decidedReviews),
+    slot: 'none',
+    setStatus(next) {
+      state.status = next;
+      upsertSearchAttributes([{ key: SA_RUN_STATUS, value: next }]);
+    },
+  };
+
+  setHandler(slotGrantedSignal, () => {
+    if (state.slot === 'waiting') state.slot = 'held';
+  });
+
+  setHandler(runStatusQuery, () => state.status);
+  // Bounded by the caller's own wait, so repeated waits never pile up against the update limit.
+  setHandler(waitForSettleUpdate, async ({ timeoutMs }) => {
+    await condition(() => SETTLED_STATUSES.includes(state.status), timeoutMs);
+    return state.status;
+  });
+
+  // Validators run before an update is accepted and the handlers flip their flag before
+  // yielding, so a cancel and a decision racing each other are ordered here, once.
+  setHandler(
+    cancelRunUpdate,
+    async () => {
+      state.cancelRequested = true;
+      await condition(() => TERMINAL_STATUSES.includes(state.status));
+      // Should the run ever settle otherwise, answer the caller rather than leave it hanging.
+      if (state.status !== 'cancelled') refuse('run_not_cancellable', `A ${state.status} run cannot be cancelled`, state.status);
+      return state.status;
+    },
+    {
+      validator: () => {
+        if (state.cancelRequested || state.status === 'cancelled') return;
+        if (state.pending?.decision) refuse('run_not_cancellable', 'The review was already decided; the run goes on', 'running');
+        // An opened review counts as waiting from the moment it is recorded, as the read model says.
+        if (state.status !== 'queued' && !state.pending) refuse('run_not_cancellable', `A ${state.status} run cannot be cancelled`, state.status);
+      },
+    },
+  );
+
+  setHandler(
+    decideReviewUpdate,
+    async (input) => {
+      const reviewId = state.pending!.reviewId;
+      state.pending!.decision = input;
+      await condition(() => state.decidedReviews.has(reviewId));
+      return { reviewId };
+    },
+    {
+      validator: (input) => {
+        const { pending } = state;
+        const forPending = pending && (!input.reviewId || input.reviewId === pending.reviewId);
+        if (forPending && !pending.decision && !state.cancelRequested) return;
+        if (forPending && pending.decision) refuse('review_already_decided', 'This review was already decided');
+        if (input.reviewId && state.decidedReviews.has(input.reviewId)) refuse('review_already_decided', 'This review was already decided');
+        refuse('no_pending_review', 'This run has no review waiting for a decision', state.status);
+      },
+    },
+  );
+  return state;
+}
