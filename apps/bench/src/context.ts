@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { DbHandle } from '@svc/db';
 import { request } from 'undici';
 import type { Tenant } from './fixtures';
+import type { FloorBaseline } from './floor/client';
 import type { Profile } from './profile';
 import type { RssSampler } from './rss';
 import type { BenchStack, Say } from './stack';
@@ -13,6 +14,8 @@ export interface BenchContext {
   db: DbHandle;
   /** The bench's own Temporal client (the SDK baselines). */
   temporal: Client;
+  /** The hand-written floor workflows, executed through that client. */
+  floor: FloorBaseline;
   profile: Profile;
   rss: RssSampler;
   say: Say;

@@ -14,7 +14,7 @@ import type { Tenant } from './fixtures';
  * worker. The run's read-model row, which the worker's activities update, is written before
  * the clock starts: writing it is part of the gateway's path, not the SDK's.
  */
-const EXECUTE_TIMEOUT_MS = 30_000;
+export const EXECUTE_TIMEOUT_MS = 30_000;
 
 export class SdkBaseline {
   private readonly ready: LaunchRequest[] = [];
