@@ -1,8 +1,7 @@
 import type { BenchContext } from '../context';
-import { authHeaders } from '../context';
-import { BENCH_INPUT } from '../fixtures';
+import { runsLoad } from '../context';
 import type { Tenant } from '../fixtures';
-import { assertClean, fnLoad, httpLoad, rotate } from '../load';
+import { assertClean, fnLoad, rotate } from '../load';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { SdkBaseline } from '../sdk';
@@ -25,11 +24,8 @@ export async function finishRunsScenario(ctx: BenchContext) {
   let apiSucceeded = 0;
   let apiOther = 0;
   const api = (tenant: Tenant) =>
-    httpLoad({
-      url: `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
-      method: 'POST',
-      headers: authHeaders(tenant.key, true),
-      body: JSON.stringify({ input: BENCH_INPUT, wait: true }),
+    runsLoad(ctx, tenant, {
+      wait: true,
       connections: callers,
       durationSec: p.finishSec,
       onBody: (status, body) => {

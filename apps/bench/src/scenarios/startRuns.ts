@@ -1,9 +1,8 @@
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
-import { authHeaders } from '../context';
-import { BENCH_INPUT } from '../fixtures';
+import { runsLoad } from '../context';
 import type { Tenant } from '../fixtures';
-import { alternate, assertClean, fnLoad, httpLoad } from '../load';
+import { alternate, assertClean, fnLoad } from '../load';
 import type { LoadResult } from '../load';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
@@ -33,13 +32,7 @@ export async function startRunsScenario(ctx: BenchContext) {
     return r;
   };
   const api = (tenant: Tenant, o: { connections: number; amount?: number; durationSec?: number }) =>
-    httpLoad({
-      url: `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
-      method: 'POST',
-      headers: authHeaders(tenant.key, true),
-      body: JSON.stringify({ input: BENCH_INPUT }),
-      ...o,
-    });
+    runsLoad(ctx, tenant, { wait: false, ...o });
   const sdkOf = (tenant: Tenant) => SdkBaseline.create(ctx.db, ctx.temporal, stack.taskQueue, tenant);
 
   ctx.say('start: warming up');

@@ -1,9 +1,8 @@
 import type { BenchContext } from '../context';
-import { authHeaders } from '../context';
-import { BENCH_INPUT } from '../fixtures';
+import { runsLoad } from '../context';
 import type { Tenant } from '../fixtures';
 import { describeShape, historyShape } from '../history';
-import { assertClean, fnLoad, httpLoad, rotate } from '../load';
+import { assertClean, fnLoad, rotate } from '../load';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { SdkBaseline } from '../sdk';
@@ -24,11 +23,8 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   let notSucceeded = 0;
   let lastRunId = '';
   const api = (amount: number) =>
-    httpLoad({
-      url: `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
-      method: 'POST',
-      headers: authHeaders(tenant.key, true),
-      body: JSON.stringify({ input: BENCH_INPUT, wait: true }),
+    runsLoad(ctx, tenant, {
+      wait: true,
       connections: 1,
       amount,
       onBody: (status, body) => {

@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
-import { apiCall, authHeaders } from '../context';
-import { BENCH_INPUT } from '../fixtures';
-import { assertClean, httpLoad } from '../load';
+import { apiCall, runsLoad } from '../context';
+import { assertClean } from '../load';
 import { WebhookReceiver } from '../receiver';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
@@ -49,11 +48,8 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       });
       receiver.setSecret(label, endpoint.secret);
       const runIds: string[] = [];
-      const load = await httpLoad({
-        url: `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
-        method: 'POST',
-        headers: authHeaders(tenant.key, true),
-        body: JSON.stringify({ input: BENCH_INPUT }),
+      const load = await runsLoad(ctx, tenant, {
+        wait: false,
         connections: Math.min(64, Math.max(8, Math.ceil(rate / 4))),
         overallRate: rate,
         // A count, not a duration: every offered start is answered, however slow the answers.
