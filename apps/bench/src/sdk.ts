@@ -18,6 +18,8 @@ export const EXECUTE_TIMEOUT_MS = 30_000;
 
 export class SdkBaseline {
   private readonly ready: LaunchRequest[] = [];
+  /** The workflow id of the last run executed (to read one run's history). */
+  lastExecutedId: string | undefined;
 
   private constructor(
     private readonly db: DbHandle,
@@ -102,5 +104,6 @@ export class SdkBaseline {
       this.client.workflow.execute<typeof runWorkflow>('runWorkflow', this.options(req)),
     );
     if (result.status !== 'succeeded') throw new Error(`run ${req.runId} ended ${result.status}`);
+    this.lastExecutedId = req.temporalWorkflowId;
   };
 }

@@ -63,6 +63,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   const run = await ctx.db.prisma.run.findUniqueOrThrow({ where: { id: lastRunId }, select: { temporalWorkflowId: true } });
   const shapes = {
     api: await historyShape(ctx.temporal, run.temporalWorkflowId),
+    sdk: await historyShape(ctx.temporal, sdk.lastExecutedId!),
     floorLocal: await historyShape(ctx.temporal, floor.lastLocalId!),
     floorActivity: await historyShape(ctx.temporal, floor.lastActivityId!),
   };
@@ -84,6 +85,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     { title: 'one at a time, p50 / p95 / p99: floor execute, local activity', value: ms(l.floorLocal) },
     { title: 'one at a time, p50 / p95 / p99: floor execute, activity', value: ms(l.floorActivity) },
     { title: 'history of one run: svc (wait: true)', value: describeShape(shapes.api) },
+    { title: 'history of one run: svc runWorkflow through the SDK', value: describeShape(shapes.sdk) },
     { title: 'history of one run: floor, local activity', value: describeShape(shapes.floorLocal) },
     { title: 'history of one run: floor, activity', value: describeShape(shapes.floorActivity) },
   ];
