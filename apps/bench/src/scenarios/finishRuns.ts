@@ -1,5 +1,7 @@
+import { request } from 'undici';
 import type { BenchContext } from '../context';
-import { runsLoad } from '../context';
+import { authHeaders } from '../context';
+import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { assertClean, fnLoad, rotate } from '../load';
 import { ratioRow } from '../report';
@@ -12,9 +14,11 @@ const SDK_RUNS_PER_SEC = 250;
 
 /**
  * Runs finished per second: `finishCallers` concurrent `wait: true` callers in a closed loop
- * (each sends its next run as soon as the last one came back `succeeded`) against as many
- * callers of the floor's `client.workflow.execute`, and of svc's own run workflow executed
- * straight through the SDK. Each side runs in a workspace of its own.
+ * (each sends its next run as soon as the last one came back) against as many callers of the
+ * floor's `client.workflow.execute`, and of svc's own run workflow executed straight through
+ * the SDK. Every side is the same loop (fnLoad): after `finishSec` no caller starts another
+ * run, and the runs in flight are awaited and counted, so a side whose runs take longer than
+ * the window is still measured (autocannon would drop them). svc's sides each have a workspace.
  */
 export async function finishRunsScenario(ctx: BenchContext) {
   const { profile: p, stack, floor } = ctx;
@@ -23,17 +27,17 @@ export async function finishRunsScenario(ctx: BenchContext) {
   const load = { concurrency: callers, durationSec: p.finishSec };
   let apiSucceeded = 0;
   let apiOther = 0;
-  const api = (tenant: Tenant) =>
-    runsLoad(ctx, tenant, {
-      wait: true,
-      connections: callers,
-      durationSec: p.finishSec,
-      onBody: (status, body) => {
-        if (status !== 201) return;
-        if ((JSON.parse(body) as { status: string }).status === 'succeeded') apiSucceeded++;
-        else apiOther++;
-      },
-    });
+  const api = (tenant: Tenant) => {
+    const url = `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
+    const body = JSON.stringify({ input: BENCH_INPUT, wait: true });
+    return fnLoad(async () => {
+      const res = await request(url, { method: 'POST', headers: authHeaders(tenant.key, true), body });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`POST …/runs answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      if ((JSON.parse(text) as { status: string }).status === 'succeeded') apiSucceeded++;
+      else apiOther++;
+    }, load);
+  };
   const sdk = async (tenant: Tenant) => {
     const baseline = await SdkBaseline.create(ctx.db, ctx.temporal, stack.taskQueue, tenant);
     await baseline.prepare(SDK_RUNS_PER_SEC * p.finishSec + callers);
