@@ -12,13 +12,11 @@ import { ROOT } from './helpers/processes';
  */
 
 const EXPECTED_ROWS = [
-  'start.latency.p50',
-  'start.latency.p99',
-  'start.throughput',
   'wait.latency.p50',
-  'wait.latency.p99',
+  'finish.throughput',
+  'start.throughput',
   'read.throughput',
-  'webhooks.p95@200',
+  'webhooks.p95',
   'rss.gateway',
   'rss.worker',
 ];

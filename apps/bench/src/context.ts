@@ -1,7 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { DbHandle } from '@svc/db';
 import { request } from 'undici';
+import { BENCH_INPUT } from './fixtures';
 import type { Tenant } from './fixtures';
+import type { FloorBaseline } from './floor/client';
+import { httpLoad } from './load';
+import type { HttpLoadOptions, LoadResult } from './load';
 import type { Profile } from './profile';
 import type { RssSampler } from './rss';
 import type { BenchStack, Say } from './stack';
@@ -13,6 +17,8 @@ export interface BenchContext {
   db: DbHandle;
   /** The bench's own Temporal client (the SDK baselines). */
   temporal: Client;
+  /** The hand-written floor workflows, executed through that client. */
+  floor: FloorBaseline;
   profile: Profile;
   rss: RssSampler;
   say: Say;
@@ -40,4 +46,20 @@ export async function apiCall<T>(
   const text = await res.body.text();
   if (res.statusCode !== opts.expect) throw new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 500)}`);
   return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A load of `POST /api/v1/workflows/{id}/runs` with the bench input, `wait: true` or not. */
+export function runsLoad(
+  ctx: BenchContext,
+  tenant: Tenant,
+  o: Omit<HttpLoadOptions, 'url' | 'method' | 'headers' | 'body'> & { wait: boolean },
+): Promise<LoadResult> {
+  const { wait, ...load } = o;
+  return httpLoad({
+    url: `${ctx.stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
+    method: 'POST',
+    headers: authHeaders(tenant.key, true),
+    body: JSON.stringify(wait ? { input: BENCH_INPUT, wait } : { input: BENCH_INPUT }),
+    ...load,
+  });
 }

@@ -83,7 +83,7 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
  * calling `fn` again as soon as the last call returned, for `durationSec` or `amount` calls.
  */
 export async function fnLoad(
-  fn: () => Promise<void>,
+  fn: () => Promise<unknown>,
   o: { concurrency: number; durationSec?: number; amount?: number },
 ): Promise<LoadResult> {
   const latencies: number[] = [];
@@ -136,24 +136,29 @@ export function mergeLoads(parts: LoadResult[]): LoadResult {
 }
 
 /**
- * Measures the baseline and the service in `rounds` rounds, alternating which goes first, so
- * neither always profits (or suffers) from running second; `between` runs after each side.
+ * Measures several sides in `rounds` rounds, each round starting one side further on, so no
+ * side always profits (or suffers) from its place.
  */
-export async function alternate(
+export async function rotate<K extends string>(
+  rounds: number,
+  sides: Record<K, () => Promise<LoadResult>>,
+): Promise<Record<K, LoadResult>> {
+  const names = Object.keys(sides) as K[];
+  const parts = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length];
+      parts.get(name)!.push(await sides[name]());
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, mergeLoads(parts.get(n)!)])) as Record<K, LoadResult>;
+}
+
+/** The baseline and the service, alternating which goes first (rotate with two sides). */
+export function alternate(
   rounds: number,
   baseline: () => Promise<LoadResult>,
   service: () => Promise<LoadResult>,
-  between: () => Promise<unknown> = async () => undefined,
 ): Promise<{ baseline: LoadResult; service: LoadResult }> {
-  const b: LoadResult[] = [];
-  const s: LoadResult[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const order = i % 2 === 0 ? (['b', 's'] as const) : (['s', 'b'] as const);
-    for (const side of order) {
-      if (side === 'b') b.push(await baseline());
-      else s.push(await service());
-      await between();
-    }
-  }
-  return { baseline: mergeLoads(b), service: mergeLoads(s) };
+  return rotate(rounds, { baseline, service });
 }

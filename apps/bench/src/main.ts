@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --save NAME]`: starts its own embedded stack,
- * measures the service against its baselines in the same run, prints a table and writes JSON.
+ * `npm run bench [-- --quick] [--temporal-store memory|file | --both] [--save NAME] [--out FILE]`:
+ * starts its own embedded stack, measures the service against its baselines in the same run,
+ * prints a table and writes JSON (README.md). `--both` runs the whole bench once per Temporal
+ * store, one after the other, each in a process of its own.
  * Exit code 0 when every scenario ran (targets met or not), 1 when one could not run.
  */
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,10 +15,12 @@ import type { DbHandle } from '@svc/db';
 import { connectTemporalClient } from '@svc/temporal';
 import type { BenchContext } from './context';
 import { createTenant } from './fixtures';
+import { FloorBaseline } from './floor/client';
 import { PROFILES } from './profile';
 import { formatReport, limitRow, machineInfo, writeReport } from './report';
 import type { BenchReport, Detail, Row } from './report';
 import { RssSampler } from './rss';
+import { finishRunsScenario } from './scenarios/finishRuns';
 import { readRunScenario } from './scenarios/readRun';
 import { startRunsScenario } from './scenarios/startRuns';
 import { waitRunsScenario } from './scenarios/waitRuns';
@@ -37,12 +42,23 @@ async function main(): Promise<number> {
       save: { type: 'string' },
       'keep-data': { type: 'boolean', default: false },
       'temporal-store': { type: 'string', default: 'memory' },
+      both: { type: 'boolean', default: false },
     },
   });
+  if (values.both) {
+    if (values.out) throw new Error('--out names one file: use --save NAME with --both');
+    const args = process.argv.slice(2).filter((a) => a !== '--both');
+    for (const store of ['memory', 'file']) {
+      const r = spawnSync(process.execPath, [__filename, ...args, '--temporal-store', store], { stdio: 'inherit' });
+      if (r.status !== 0) return r.status ?? 1;
+    }
+    return 0;
+  }
   const temporalStore = values['temporal-store'];
   if (temporalStore !== 'memory' && temporalStore !== 'file') throw new Error('--temporal-store must be memory or file');
   const profile = PROFILES[values.quick ? 'quick' : 'full'];
-  const out = path.resolve(values.out ?? path.join(RESULTS_DIR, values.quick ? 'latest-quick.json' : 'latest.json'));
+  const named = (name: string) => path.join(RESULTS_DIR, `${name.replace(/[^A-Za-z0-9._-]/g, '_')}-${temporalStore}.json`);
+  const out = path.resolve(values.out ?? named(values.quick ? 'latest-quick' : 'latest'));
   const started = new Date();
   const loadBefore = os.loadavg()[0];
 
@@ -84,12 +100,13 @@ async function main(): Promise<number> {
       TEMPORAL_API_KEY: undefined,
     });
     closeTemporal = () => t.connection.close();
-    rss = new RssSampler({ gateway: stack.gateway.pid, worker: stack.worker.pid });
+    rss = new RssSampler({ gateway: stack.gateway.pid, worker: stack.worker.pid, floor: stack.floor.pid });
     const bench = { db, stack };
     const ctx: BenchContext = {
       stack,
       db,
       temporal: t.client,
+      floor: new FloorBaseline(t.client, stack.floorTaskQueue),
       profile,
       rss,
       say,
@@ -97,24 +114,26 @@ async function main(): Promise<number> {
     };
     const waitTenant = await ctx.newTenant('wait');
 
-    const results: Record<string, { rows: Row[]; details: Detail[] }> = {};
+    const results: Record<string, { rows: Row[]; details: Detail[]; raw: unknown }> = {};
     const scenarios: Record<string, unknown> = {};
-    for (const [name, run] of [
-      // Start last: in quick mode its runs are left running (profile.clearBacklogs).
-      ['wait', () => waitRunsScenario(ctx, waitTenant)],
-      ['read', () => readRunScenario(ctx, waitTenant)],
-      ['webhooks', () => webhooksScenario(ctx)],
-      ['start', () => startRunsScenario(ctx)],
-    ] as const) {
-      const t0 = Date.now();
+    const measure = async <R extends { rows: Row[]; details: Detail[]; raw: object }>(name: string, run: () => Promise<R>) => {
+      const started = Date.now();
       const r = await run();
       results[name] = r;
-      scenarios[name] = { ...r.raw, seconds: round((Date.now() - t0) / 1000, 1) };
-      stack.assertAlive();
-    }
+      scenarios[name] = { ...r.raw, seconds: round((Date.now() - started) / 1000, 1) };
+      stack!.assertAlive();
+      return r;
+    };
+    // The floor's figures come first: the webhook target is set from them. Start goes last:
+    // in quick mode its runs are left running (profile.clearBacklogs).
+    const wait = await measure('wait', () => waitRunsScenario(ctx, waitTenant));
+    const finish = await measure('finish', () => finishRunsScenario(ctx));
+    await measure('webhooks', () => webhooksScenario(ctx, { perSecond: finish.floorPerSecond, latency: wait.floorLatency }));
+    await measure('read', () => readRunScenario(ctx, waitTenant));
+    await measure('start', () => startRunsScenario(ctx));
 
-    // Shown in the order of the issue: start, wait, read, webhooks, then memory.
-    const order = ['start', 'wait', 'read', 'webhooks'];
+    // Shown in the order of the issue's targets, then memory.
+    const order = ['wait', 'finish', 'start', 'read', 'webhooks'];
     const rows: Row[] = order.flatMap((n) => results[n].rows);
     const details: Detail[] = order.flatMap((n) => results[n].details);
     rss.stop();
@@ -139,8 +158,8 @@ async function main(): Promise<number> {
     );
     for (const [phase, byProc] of Object.entries(rss.peaks)) {
       details.push({
-        title: `RSS max during ${phase} (gateway; worker)`,
-        value: `${round(byProc.gateway ?? NaN, 1)}; ${round(byProc.worker ?? NaN, 1)} MB`,
+        title: `RSS max during ${phase} (gateway; worker; floor worker)`,
+        value: `${round(byProc.gateway ?? NaN, 1)}; ${round(byProc.worker ?? NaN, 1)}; ${round(byProc.floor ?? NaN, 1)} MB`,
       });
     }
     scenarios.rss = { lifetimePeakMb: peaks, perPhaseMaxMb: rss.peaks };
@@ -167,9 +186,8 @@ async function main(): Promise<number> {
     writeReport(out, report);
     say(`wrote ${path.relative(process.cwd(), out) || out}`);
     if (values.save) {
-      const named = path.join(RESULTS_DIR, `${values.save.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
-      writeReport(named, report);
-      say(`wrote ${path.relative(process.cwd(), named)}`);
+      writeReport(named(values.save), report);
+      say(`wrote ${path.relative(process.cwd(), named(values.save))}`);
     }
     return 0;
   } catch (err) {

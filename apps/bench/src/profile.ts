@@ -1,4 +1,4 @@
-/** How long and how hard each scenario runs: `--quick` (under a minute, for the test) or full. */
+/** How long and how hard each scenario runs: `--quick` (a few minutes, for the test) or full. */
 export interface Profile {
   name: 'quick' | 'full';
   /** Measured rounds per comparison; rounds alternate which side goes first. */
@@ -11,16 +11,19 @@ export interface Profile {
   startThroughputSec: number;
   /** Concurrent callers of the throughput and read loads. */
   connections: number;
-  /** Sequential `wait: true` runs per side per round. */
+  /** Sequential (one at a time) whole runs per side per round: the wait latency figures. */
   waitAmount: number;
+  /** Concurrent callers, and seconds per side per round, of the runs-finished-per-second figure. */
+  finishCallers: number;
+  finishSec: number;
   /** Seconds of GET load per side per round. */
   readSec: number;
   /**
-   * Seconds of run starts at each webhook event rate. The highest rate is the target's; a low
-   * one shows the delivery latency of a system that keeps up.
+   * Seconds of run starts at each webhook event rate: half the floor's runs finished per
+   * second (the target's), and this low rate, the delivery latency of a system that keeps up.
    */
   webhookSec: number;
-  webhookRates: number[];
+  webhookLowRate: number;
   /** The longest wait for the first webhook event of a phase (a bench that gets none fails). */
   firstEventTimeoutMs: number;
   /**
@@ -44,15 +47,17 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     startLatencyAmount: 10,
     startThroughputSec: 1,
     connections: 8,
-    waitAmount: 3,
+    waitAmount: 10,
+    finishCallers: 16,
+    finishSec: 2,
     readSec: 1,
-    webhookSec: 1,
-    webhookRates: [5, 50, 200],
+    webhookSec: 2,
+    webhookLowRate: 5,
     firstEventTimeoutMs: 30_000,
     clearBacklogs: false,
     backlogGraceMs: 0,
     webhookCollectSec: 2,
-    deadlineMs: 5 * 60_000,
+    deadlineMs: 10 * 60_000,
   },
   full: {
     name: 'full',
@@ -62,9 +67,11 @@ export const PROFILES: Record<Profile['name'], Profile> = {
     startThroughputSec: 15,
     connections: 8,
     waitAmount: 100,
+    finishCallers: 16,
+    finishSec: 15,
     readSec: 15,
     webhookSec: 15,
-    webhookRates: [5, 50, 200],
+    webhookLowRate: 5,
     firstEventTimeoutMs: 300_000,
     clearBacklogs: true,
     backlogGraceMs: 10_000,

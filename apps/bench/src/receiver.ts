@@ -7,8 +7,11 @@ import { hmacSha256Hex, safeEqual } from '@svc/signing';
 export interface Received {
   eventId: string;
   runId: string;
-  /** When the run ended (its `finished_at`, written by the worker on this machine's clock), ms. */
-  runFinishedAt: number;
+  /**
+   * When the event was committed: its `created_at`, written in the transaction that records it
+   * (by the worker, on this machine's clock), ms. The commit itself is a moment later.
+   */
+  eventCreatedAt: number;
   /** When the signed request had fully arrived here, ms. */
   receivedAt: number;
 }
@@ -48,8 +51,8 @@ export class WebhookReceiver {
           this.badSignatures++;
           return;
         }
-        const event = JSON.parse(raw) as { id: string; type: string; data: { id: string; finished_at: string | null } };
-        if (event.type !== 'run.succeeded' || !event.data.finished_at) return;
+        const event = JSON.parse(raw) as { id: string; type: string; created_at: string; data: { id: string } };
+        if (event.type !== 'run.succeeded') return;
         if (this.byRun.has(event.data.id)) {
           this.duplicates++;
           return;
@@ -57,7 +60,7 @@ export class WebhookReceiver {
         this.byRun.set(event.data.id, {
           eventId: event.id,
           runId: event.data.id,
-          runFinishedAt: Date.parse(event.data.finished_at),
+          eventCreatedAt: Date.parse(event.created_at),
           receivedAt,
         });
       });

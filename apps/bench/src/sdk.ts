@@ -14,10 +14,12 @@ import type { Tenant } from './fixtures';
  * worker. The run's read-model row, which the worker's activities update, is written before
  * the clock starts: writing it is part of the gateway's path, not the SDK's.
  */
-const EXECUTE_TIMEOUT_MS = 30_000;
+export const EXECUTE_TIMEOUT_MS = 30_000;
 
 export class SdkBaseline {
   private readonly ready: LaunchRequest[] = [];
+  /** The workflow id of the last run executed (to read one run's history). */
+  lastExecutedId: string | undefined;
 
   private constructor(
     private readonly db: DbHandle,
@@ -102,5 +104,6 @@ export class SdkBaseline {
       this.client.workflow.execute<typeof runWorkflow>('runWorkflow', this.options(req)),
     );
     if (result.status !== 'succeeded') throw new Error(`run ${req.runId} ended ${result.status}`);
+    this.lastExecutedId = req.temporalWorkflowId;
   };
 }

@@ -21,7 +21,8 @@ import {
  * a fresh PostgreSQL cluster (durable, as `npm start` runs it) and a Temporal dev server (in
  * memory by default, see BenchStackOptions.temporalStore), both in a temp dir on free ports;
  * then the built worker and gateway as separate processes with their default settings, so
- * their memory can be read from outside. Nothing here binds a fixed port.
+ * their memory can be read from outside, and the floor baseline's worker beside them on a task
+ * queue of its own. Nothing here binds a fixed port.
  */
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -29,6 +30,8 @@ const GATEWAY_MAIN = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 const WORKER_MAIN = path.join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
 /** Preloaded into the gateway process: the bare Express route of the read baseline. */
 const BARE_ROUTE = path.join(__dirname, 'bareRoute.js');
+/** The floor baseline's own worker (floor/worker.ts). */
+const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.js');
 
 export interface AppProcess {
   name: string;
@@ -43,6 +46,8 @@ export interface BenchStack {
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
+  /** The floor worker's task queue (floor/workflows.ts), on the same server. */
+  floorTaskQueue: string;
   encryptionKey: string;
   /** The gateway's API base URL (http://127.0.0.1:port). */
   apiUrl: string;
@@ -50,6 +55,7 @@ export interface BenchStack {
   bareUrl: string;
   gateway: AppProcess;
   worker: AppProcess;
+  floor: AppProcess;
   /** The environment the apps run with (the bench reads the same config). */
   appEnv: NodeJS.ProcessEnv;
   /** Throws when an app process has died. */
@@ -120,7 +126,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
   };
 
   try {
-    for (const f of [GATEWAY_MAIN, WORKER_MAIN, BARE_ROUTE]) {
+    for (const f of [GATEWAY_MAIN, WORKER_MAIN, BARE_ROUTE, FLOOR_WORKER]) {
       if (!existsSync(f)) throw new Error(`${path.relative(REPO_ROOT, f)} is missing: run \`npm run build\` first.`);
     }
     const cliPath = await ensureTemporalCli(say);
@@ -176,9 +182,17 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     };
     delete appEnv.PORT;
 
-    say('starting the worker and the gateway (built apps, separate processes)');
-    const worker = await startApp('worker', [WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running');
-    stops.push(() => worker.proc.stop(30_000));
+    say('starting the worker, the floor worker and the gateway (separate processes)');
+    const floorTaskQueue = `${taskQueue}-floor`;
+    const floorArgs = [FLOOR_WORKER, '--address', temporal.value.address, '--namespace', namespace, '--task-queue', floorTaskQueue];
+    const [workerStart, floorStart] = await Promise.allSettled([
+      startApp('worker', [WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
+      startApp('floor', floorArgs, process.env, path.join(dataDir, 'floor.log'), 'floor worker running'),
+    ]);
+    for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
+    if (workerStart.status === 'rejected') throw workerStart.reason;
+    if (floorStart.status === 'rejected') throw floorStart.reason;
+    const [worker, floor] = [workerStart.value, floorStart.value];
     const gateway = await startApp(
       'gateway',
       ['-r', BARE_ROUTE, GATEWAY_MAIN],
@@ -194,14 +208,16 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       temporalAddress: temporal.value.address,
       namespace,
       taskQueue,
+      floorTaskQueue,
       encryptionKey,
       apiUrl,
       bareUrl: `http://127.0.0.1:${barePort}`,
       gateway,
       worker,
+      floor,
       appEnv,
       assertAlive() {
-        for (const app of [gateway, worker]) {
+        for (const app of [gateway, worker, floor]) {
           if (app.proc.hasExited()) throw new Error(`the ${app.name} died during the bench:\n${tail(app.logFile)}`);
         }
       },

@@ -50,7 +50,7 @@ export async function readRunScenario(ctx: BenchContext, tenant: Tenant) {
       value: r.service.perSecond,
       baseline: r.baseline.perSecond,
       baselineName: 'bare Express route',
-      target: { op: '>=', bound: 0.3, text: '≥ 0.30×' },
+      target: { op: '>=', bound: 0.35, text: '≥ 0.35×' },
     }),
   ];
   const details: Detail[] = [

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { BENCH_INPUT } from '../fixtures';
+import { EXECUTE_TIMEOUT_MS } from '../sdk';
+import type { floorActivity, floorLocalActivity } from './workflows';
+
+/** Both floor workflows take and answer the same. */
+type FloorWorkflow = typeof floorLocalActivity & typeof floorActivity;
+
+/**
+ * The floor baselines as a user calls them: `client.workflow.execute` of the hand-written
+ * workflows (floor/workflows.ts) on the floor worker's task queue, same server, same client.
+ */
+export class FloorBaseline {
+  /** The workflow ids of the last executions started (to read one run's history). */
+  lastLocalId: string | undefined;
+  lastActivityId: string | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** One local activity: the floor the targets are set against. */
+  readonly executeLocal = async (): Promise<void> => {
+    this.lastLocalId = await this.execute('floorLocalActivity');
+  };
+
+  /** One regular activity. */
+  readonly executeActivity = async (): Promise<void> => {
+    this.lastActivityId = await this.execute('floorActivity');
+  };
+
+  private async execute(type: 'floorLocalActivity' | 'floorActivity'): Promise<string> {
+    const workflowId = `floor-${randomUUID()}`;
+    const result = await this.client.withAbortSignal(AbortSignal.timeout(EXECUTE_TIMEOUT_MS), () =>
+      this.client.workflow.execute<FloorWorkflow>(type, { taskQueue: this.taskQueue, workflowId, args: [BENCH_INPUT] }),
+    );
+    if (result.greeting !== `hello ${BENCH_INPUT.name}`) throw new Error(`${type} answered ${JSON.stringify(result)}`);
+    return workflowId;
+  }
+}
