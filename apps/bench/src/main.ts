@@ -42,6 +42,7 @@ async function main(): Promise<number> {
       save: { type: 'string' },
       'keep-data': { type: 'boolean', default: false },
       'temporal-store': { type: 'string', default: 'memory' },
+      'cpu-prof': { type: 'string' },
       both: { type: 'boolean', default: false },
     },
   });
@@ -91,7 +92,7 @@ async function main(): Promise<number> {
 
   try {
     say(`mode: ${profile.name}; Temporal store: ${temporalStore}`);
-    stack = await startBenchStack(say, { keepData: values['keep-data'], temporalStore });
+    stack = await startBenchStack(say, { keepData: values['keep-data'], temporalStore, cpuProfileDir: values['cpu-prof'] });
     db = createDb(stack.databaseUrl, { max: 10 });
     const t = await connectTemporalClient({
       TEMPORAL_ADDRESS: stack.temporalAddress,

@@ -108,6 +108,8 @@ export interface BenchStackOptions {
    * ~4 ms in memory), which then dominates every figure; no production cluster works that way.
    */
   temporalStore?: 'memory' | 'file';
+  /** Write V8 CPU profiles of the worker and the gateway into this directory (`--cpu-prof DIR`). */
+  cpuProfileDir?: string;
 }
 
 export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): Promise<BenchStack> {
@@ -185,8 +187,9 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     say('starting the worker, the floor worker and the gateway (separate processes)');
     const floorTaskQueue = `${taskQueue}-floor`;
     const floorArgs = [FLOOR_WORKER, '--address', temporal.value.address, '--namespace', namespace, '--task-queue', floorTaskQueue];
+    const profile = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfileDir)}`] : [];
     const [workerStart, floorStart] = await Promise.allSettled([
-      startApp('worker', [WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
+      startApp('worker', [...profile, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
       startApp('floor', floorArgs, process.env, path.join(dataDir, 'floor.log'), 'floor worker running'),
     ]);
     for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
@@ -195,7 +198,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const [worker, floor] = [workerStart.value, floorStart.value];
     const gateway = await startApp(
       'gateway',
-      ['-r', BARE_ROUTE, GATEWAY_MAIN],
+      [...profile, '-r', BARE_ROUTE, GATEWAY_MAIN],
       { ...appEnv, PORT: String(apiPort), BENCH_BARE_PORT: String(barePort) },
       path.join(dataDir, 'gateway.log'),
       'gateway listening',

@@ -99,6 +99,19 @@ async function probe(address: string, namespace: string, attributes: string[]): 
 }
 
 /**
+ * Dynamic config for a one-node dev server. One partition per task queue: with the default
+ * four, a poll and the task it waits for can sit on different partitions and meet only after
+ * forwarding, which adds latency to every workflow task of a small deployment. Eager activity
+ * execution: an activity scheduled by a workflow task goes straight back to the worker that
+ * completed it (when it has a free slot), without a round through matching.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+  'system.enableActivityEagerExecution': true,
+};
+
+/**
  * Starts `temporal server start-dev` (the real Temporal server with SQLite and the Web UI) on
  * `ip`:`port`, with the given namespace and search attributes, and resolves once the frontend
  * answers for that namespace and the search attributes are registered.
@@ -117,6 +130,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   if (dbFile) args.push('--db-filename', dbFile);
   if (namespace !== 'default') args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(attributes)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
 
   if (dbFile) await stopStaleServer(dbFile, log);

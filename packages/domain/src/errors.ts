@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   url_not_allowed: 422,
   rate_limited: 429,
+  queue_full: 429,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -63,6 +64,7 @@ const TITLES: Record<ErrorCode, string> = {
   idempotency_key_reused: 'Idempotency key reused',
   url_not_allowed: 'URL not allowed',
   rate_limited: 'Rate limited',
+  queue_full: 'Queue full',
   internal_error: 'Internal error',
   unavailable: 'Service unavailable',
 };
