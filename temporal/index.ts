@@ -15,7 +15,7 @@ export { connectTemporalClient } from './client/connection';
 export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
-export { ensureSlotReconciler, slotReconcilerScheduleId } from './client/slotReconciler';
+export { ensureReconciler, reconcilerScheduleId } from './client/reconciler';
 export { isTemporalUnavailable } from './client/unavailable';
 export * from './shared/messages';
 export * from './shared/runTypes';

@@ -2,7 +2,8 @@ import { createAfterCommit } from './afterCommit';
 import type { AfterCommitDeps } from './afterCommit';
 import { createDeliveryActivities } from './deliveryActivities';
 import type { DeliveryActivityDeps } from './deliveryActivities';
-import { createRunActivities } from './runActivities';
+import { createReconcileActivities } from './reconcileActivities';
+import { createRunActivities, PUBLISHER_DISPATCH_GRACE_MS } from './runActivities';
 import type { RunActivityDeps } from './runActivities';
 import { createSlotActivities } from './slotActivities';
 
@@ -11,7 +12,11 @@ export type ActivityDeps = RunActivityDeps & DeliveryActivityDeps & AfterCommitD
 /** The run workflow's activities (runs task queue), built over injected dependencies. */
 export function createRunQueueActivities(deps: ActivityDeps) {
   const after = createAfterCommit(deps);
-  return { ...createRunActivities(deps, after), ...createSlotActivities(deps, after) };
+  return {
+    ...createRunActivities(deps, after),
+    ...createSlotActivities(deps, after),
+    ...createReconcileActivities(deps, after, PUBLISHER_DISPATCH_GRACE_MS),
+  };
 }
 
 /** The delivery workflow's activities (deliveries task queue). */

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
 import {
@@ -30,6 +30,17 @@ import type {
 import type { AfterCommitActions } from './afterCommit';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
+
+/** Heartbeats while `fn` runs: how a cancellation reaches a long http step (API.md §12). */
+async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), 1_000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+  }
+}
 
 /**
  * How long the outbox relay leaves a delivery to the activity that recorded it before
@@ -110,7 +121,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         let outcome: StepOutcome;
         if (step.type === 'http') {
           await store.startStep(runId, step.key, attempt);
-          outcome = await runHttp(step, ctx, deps.dispatcher);
+          outcome = await whileBeating(() => runHttp(step, ctx, deps.dispatcher, Context.current().cancellationSignal));
         } else if (step.type === 'transform') outcome = await runTransform(step, ctx);
         else if (step.type === 'condition') outcome = await runCondition(step, ctx);
         else throw new Error(`step type ${step.type} is not executed by an activity`);
@@ -124,6 +135,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
         return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
       } catch (err) {
+        // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
+        if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('The step was cancelled');
         const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
         const error = redact(failure.error);
         const output = redact(failure.output);

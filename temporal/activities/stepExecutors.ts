@@ -49,7 +49,7 @@ export async function runCondition(step: ConditionStep, ctx: ExpressionContext):
 
 const RETRYABLE_KINDS = new Set(['timeout', 'connection', 'dns']);
 
-export async function runHttp(step: HttpStep, ctx: ExpressionContext, dispatcher: Dispatcher): Promise<StepOutcome> {
+export async function runHttp(step: HttpStep, ctx: ExpressionContext, dispatcher: Dispatcher, signal?: AbortSignal): Promise<StepOutcome> {
   let rendered: { url: unknown; headers: unknown; body: unknown };
   try {
     rendered = await renderHttpRequest(step, ctx);
@@ -65,6 +65,7 @@ export async function runHttp(step: HttpStep, ctx: ExpressionContext, dispatcher
       body: rendered.body,
       timeoutMs: step.timeout_ms,
       dispatcher,
+      signal,
     });
   } catch (err) {
     if (err instanceof HttpRequestError) {

@@ -5,7 +5,7 @@ import type { LaunchRequest, RunLauncher } from '@svc/domain';
 import { waitForSettleUpdate } from '../shared/messages';
 import { runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
-import { SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
+import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflow } from '../workflows/runWorkflow';
 
 /** How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline. */
@@ -18,7 +18,10 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
     args: [runWorkflowInput(req)] as [RunWorkflowInput],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    // How the run reads in the Temporal UI without svc's code (API.md §12).
+    staticSummary: `${req.definition.slug} v${req.workflowVersion} · ${req.workspaceId} · ${req.runId}`,
     typedSearchAttributes: [
+      { key: SA_RUN_ID, value: req.runId },
       { key: SA_WORKSPACE_ID, value: req.workspaceId },
       { key: SA_WORKFLOW_ID, value: req.workflowId },
       { key: SA_RUN_STATUS, value: 'queued' as const },

@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RunStatus } from './runTypes';
 
 /** Current status of a run, straight from its workflow. */
@@ -42,3 +42,25 @@ export const decideReviewUpdate = defineUpdate<{ reviewId: string }, [DecideRevi
 /** Failure types the validators use; the gateway maps them to problems. */
 export const RUN_CONTROL_FAILURES = ['run_not_cancellable', 'review_already_decided', 'no_pending_review'] as const;
 export type RunControlFailure = (typeof RUN_CONTROL_FAILURES)[number];
+
+/**
+ * Operators in the Temporal UI (API.md §12): ends any unfinished run `cancelled`, as Request
+ * Cancellation does. The reason is kept in the workflow's history only.
+ */
+export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
+
+export interface DecideReviewSignalInput {
+  review_id: string;
+  decision: 'approved' | 'rejected';
+  comment?: string;
+}
+
+/**
+ * Operators in the Temporal UI (API.md §12): decides the pending review as the API does (the
+ * first decision wins; a late or mismatched one changes nothing), recorded as decided by
+ * `temporal`. The API uses the update of the same name, for its synchronous answer.
+ */
+export const decideReviewSignal = defineSignal<[DecideReviewSignalInput]>('decideReview');
+
+/** Who a decision sent by signal from the Temporal UI or CLI is recorded as. */
+export const TEMPORAL_DECIDER = 'temporal';

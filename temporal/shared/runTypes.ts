@@ -3,6 +3,9 @@ import type { ExpressionContext, LaunchRequest, RunError, StepDefinition, StepEr
 export type { RunError, StepError, StepStatus, TerminalRunStatus };
 export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | TerminalRunStatus;
 
+/** An http step's activity must heartbeat within this; it beats every second while its request runs. */
+export const HTTP_HEARTBEAT_TIMEOUT_MS = 4_000;
+
 /** A run has ended. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 /** Where `wait` stops: the run has ended or waits for a person. */

@@ -1,4 +1,4 @@
 // The one barrel the worker bundles: deterministic code only.
 export { runWorkflow } from './runWorkflow';
 export { deliveryWorkflow } from './deliveryWorkflow';
-export { slotReconcilerWorkflow } from './slotReconciler';
+export { reconcilerWorkflow } from './reconciler';

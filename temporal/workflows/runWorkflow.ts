@@ -1,7 +1,18 @@
-import { ActivityFailure, continueAsNew, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  continueAsNew,
+  isCancellation,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { StepDefinition } from '@svc/domain';
+import { TERMINAL_STATUSES } from '../shared/runTypes';
 import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, StepError, TerminalRunStatus } from '../shared/runTypes';
-import { bookkeeping, stepActivities } from './run/activities';
+import { cancelSignal } from '../shared/messages';
+import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
 import { awaitReview } from './run/review';
 import { acquireSlot } from './run/slots';
 import { createRunState } from './run/state';
@@ -47,30 +58,55 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     return { status: final.status };
   }
 
-  const first = resume?.nextStep ?? 0;
-  // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
-  if (!(await acquire(first))) return finish('cancelled');
-  // The workflow commits to running before the read model says so (the first step's write):
-  // a cancel validated in between is refused, never accepted for a run that then goes on.
-  state.setStatus('running');
-
-  for (let i = first; i < definition.steps.length; i++) {
-    const step = definition.steps[i];
-    const result = await executeStep(step);
-    if (result.status === 'cancelled') return finish('cancelled');
-    if (result.status === 'skipped') continue;
-    if (result.status === 'failed') return finish('failed', { code: result.error.code, message: result.error.message, step_key: step.key });
-    lastStepKey = step.key;
-    // Back in line for a slot after a review, before the next step.
-    if (step.type === 'review' && i + 1 < definition.steps.length) await acquire(i + 1);
-    if (result.jumpTo) {
-      const target = keys.indexOf(result.jumpTo);
-      const skipped = keys.slice(i + 1, target);
-      if (skipped.length) await bookkeeping.skipSteps({ runId, stepKeys: skipped });
-      i = target - 1;
-    }
+  // Cancellation from Temporal (Request Cancellation, or the `cancel` signal) cancels the run's
+  // body: the step in progress stops (an http request is aborted), then the run ends
+  // `cancelled` through the same transaction as every other ending, in a scope that cannot
+  // itself be cancelled.
+  const body = new CancellationScope();
+  let cancelledBySignal = false;
+  setHandler(cancelSignal, () => {
+    if (TERMINAL_STATUSES.includes(state.status)) return;
+    cancelledBySignal = true;
+    body.cancel();
+  });
+  try {
+    return await body.run(runSteps);
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    const ended = await CancellationScope.nonCancellable(() => finish('cancelled'));
+    // Requested through Temporal: the execution itself shows Canceled there too.
+    if (!cancelledBySignal) throw err;
+    return ended;
   }
-  return finish('succeeded');
+
+  async function runSteps(): Promise<{ status: RunStatus }> {
+    const first = resume?.nextStep ?? 0;
+    // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
+    if (!(await acquire(first))) return finish('cancelled');
+    // The workflow commits to running before the read model says so (the first step's write):
+    // a cancel validated in between is refused, never accepted for a run that then goes on.
+    state.setStatus('running');
+
+    for (let i = first; i < definition.steps.length; i++) {
+      const step = definition.steps[i];
+      setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
+      const result = await executeStep(step);
+      if (result.status === 'cancelled') return finish('cancelled');
+      if (result.status === 'skipped') continue;
+      if (result.status === 'failed')
+        return finish('failed', { code: result.error.code, message: result.error.message, step_key: step.key });
+      lastStepKey = step.key;
+      // Back in line for a slot after a review, before the next step.
+      if (step.type === 'review' && i + 1 < definition.steps.length) await acquire(i + 1);
+      if (result.jumpTo) {
+        const target = keys.indexOf(result.jumpTo);
+        const skipped = keys.slice(i + 1, target);
+        if (skipped.length) await bookkeeping.skipSteps({ runId, stepKeys: skipped });
+        i = target - 1;
+      }
+    }
+    return finish('succeeded');
+  }
 
   async function executeStep(step: StepDefinition): Promise<StepResult> {
     const ctx = { runId, workspaceId, step };
@@ -81,16 +117,18 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
         case 'condition':
           return await stepActivities(step).executeStep(ctx);
         case 'delay': {
-          const begun = await bookkeeping.beginStep(ctx);
+          const local = stepBookkeeping(step);
+          const begun = await local.beginStep(ctx);
           if (begun.skipped) return { status: 'skipped' };
-          await sleep(step.duration_ms);
-          await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: null });
+          await sleep(step.duration_ms, { summary: stepSummary(step) });
+          await local.finishStep({ runId, stepKey: step.key, status: 'succeeded', output: null });
           return { status: 'succeeded' };
         }
         case 'review':
           return await awaitReview(state, step, ctx, grantKey);
       }
     } catch (err) {
+      if (isCancellation(err)) throw err;
       // The activity could not record its own failure (e.g. its worker died on the last
       // attempt, or it timed out): record it here so the step never stays `running`.
       const error: StepError = {

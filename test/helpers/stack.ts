@@ -16,8 +16,8 @@ import {
   createRunControl,
   createRunLauncher,
   createWebhookRuntime,
-  ensureSlotReconciler,
-  slotReconcilerScheduleId,
+  ensureReconciler,
+  reconcilerScheduleId,
   startDeliveryRelay,
   workflowsPath,
 } from '@svc/temporal';
@@ -110,7 +110,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     await workerDone;
     worker = undefined;
   }
-  await ensureSlotReconciler(temporal, { taskQueue, intervalMs: config.SLOT_RECONCILE_INTERVAL_MS });
+  await ensureReconciler(temporal, { taskQueue, intervalMs: config.RECONCILE_INTERVAL_MS });
   await startWorker();
 
   const rateLimiter = createRateLimiter({
@@ -158,7 +158,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         server.closeAllConnections();
       });
       await stopWorker();
-      await temporal.schedule.getHandle(slotReconcilerScheduleId(taskQueue)).delete();
+      await temporal.schedule.getHandle(reconcilerScheduleId(taskQueue)).delete();
       webhooks.mailer.close();
       await nativeConnection.close();
       await connection.close();

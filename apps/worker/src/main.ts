@@ -3,7 +3,7 @@ import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
-import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay } from '@svc/temporal';
+import { connectTemporalClient, createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
 
 async function main(): Promise<void> {
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     },
     connection,
   );
-  await ensureSlotReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SLOT_RECONCILE_INTERVAL_MS });
+  await ensureReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
   const relay = startDeliveryRelay({
     prisma: db.prisma,
     starter: webhooks.starter,

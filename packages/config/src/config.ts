@@ -35,8 +35,8 @@ export const configSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
   /** Webhook deliveries' own task queue (default `<TEMPORAL_TASK_QUEUE>-deliveries`): a run backlog never delays them. */
   TEMPORAL_DELIVERY_TASK_QUEUE: z.string().min(1).optional(),
-  /** How often the slot reconciler Schedule reclaims slots of runs ended from the Temporal UI. */
-  SLOT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  /** How often the reconciler Schedule settles runs terminated from Temporal and reclaims their slots. */
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   TEMPORAL_TLS: bool.default(false),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   /** AES-256-GCM key for secrets at rest (workspace secrets, trigger secrets). */

@@ -1,18 +1,30 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { StepDefinition } from '@svc/domain';
 import type { RunActivities } from '../../activities';
+import { HTTP_HEARTBEAT_TIMEOUT_MS } from '../../shared/runTypes';
 
 /**
  * Bookkeeping: short idempotent writes, run as local activities inside the workflow task (no
  * round trip through the server). Retried until the database is back; past a few seconds the
  * backoff becomes a durable timer, so an outage delays a run but never loses its state.
  */
-export const bookkeeping = proxyLocalActivities<RunActivities>({
+const BOOKKEEPING: LocalActivityOptions = {
   startToCloseTimeout: '30s',
   localRetryThreshold: '5s',
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
-});
+};
+export const bookkeeping = proxyLocalActivities<RunActivities>(BOOKKEEPING);
+
+/** Bookkeeping for one step, with the step named in the Temporal UI. */
+export function stepBookkeeping(step: StepDefinition): RunActivities {
+  return proxyLocalActivities<RunActivities>({ ...BOOKKEEPING, summary: stepSummary(step) });
+}
+
+/** How a step reads in the Temporal UI: its key and type. */
+export function stepSummary(step: StepDefinition): string {
+  return `step ${step.key} (${step.type})`;
+}
 
 // Mail is best effort with a bound: a broken mail server must not keep a run from settling.
 export const notices = proxyActivities<RunActivities>({
@@ -42,7 +54,17 @@ function retryOf(step: StepDefinition): ActivityOptions['retry'] {
  * activities, computed inside the workflow task.
  */
 export function stepActivities(step: StepDefinition): Pick<RunActivities, 'executeStep'> {
-  if (step.type === 'http') return proxyActivities<RunActivities>({ startToCloseTimeout: step.timeout_ms + 10_000, retry: retryOf(step) });
-  const local: LocalActivityOptions = { startToCloseTimeout: '30s', localRetryThreshold: '5s', retry: retryOf(step) };
-  return proxyLocalActivities<RunActivities>(local);
+  const summary = stepSummary(step);
+  if (step.type === 'http') {
+    return proxyActivities<RunActivities>({
+      summary,
+      startToCloseTimeout: step.timeout_ms + 10_000,
+      // The activity heartbeats while its request runs, so a cancellation reaches it within
+      // seconds (and aborts the request), and a lost worker is noticed as fast.
+      heartbeatTimeout: HTTP_HEARTBEAT_TIMEOUT_MS,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: retryOf(step),
+    });
+  }
+  return proxyLocalActivities<RunActivities>({ summary, startToCloseTimeout: '30s', localRetryThreshold: '5s', retry: retryOf(step) });
 }

@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { cancelRunUpdate, decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '../../shared/messages';
+import { cancelRunUpdate, decideReviewSignal, decideReviewUpdate, runStatusQuery, TEMPORAL_DECIDER, waitForSettleUpdate } from '../../shared/messages';
 import type { DecideReviewInput, RunControlFailure } from '../../shared/messages';
 import { SETTLED_STATUSES, TERMINAL_STATUSES } from '../../shared/runTypes';
 import type { RunStatus } from '../../shared/runTypes';
@@ -66,6 +66,15 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
       },
     },
   );
+
+  // An operator's decision from the Temporal UI: applied exactly when the API's would be
+  // accepted; otherwise (late, for another review, run cancelled) it changes nothing.
+  setHandler(decideReviewSignal, (input) => {
+    const { pending } = state;
+    if (!pending || pending.decision || state.cancelRequested || input?.review_id !== pending.reviewId) return;
+    if (input.decision !== 'approved' && input.decision !== 'rejected') return;
+    pending.decision = { reviewId: pending.reviewId, decision: input.decision, comment: input.comment ?? null, decidedBy: TEMPORAL_DECIDER };
+  });
 
   setHandler(
     decideReviewUpdate,

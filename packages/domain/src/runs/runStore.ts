@@ -178,7 +178,11 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
             finished_at = CASE WHEN started_at IS NOT NULL THEN now() ELSE NULL END
             WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`;
         } else {
-          await tx.$executeRaw`UPDATE run_steps SET status = 'skipped' WHERE run_id = ${runId} AND status = 'pending'`;
+          // A step still in progress only when the run was ended from outside (terminated).
+          await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
+          await tx.$executeRaw`UPDATE run_steps SET status = CASE WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
+            finished_at = CASE WHEN status = 'pending' THEN finished_at ELSE now() END
+            WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`;
         }
         const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
         const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;

@@ -1,25 +1,25 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 
-/** The Schedule's id: one per run task queue, visible (and pausable) in the Temporal UI. */
-export function slotReconcilerScheduleId(taskQueue: string): string {
-  return `svc-slot-reconciler-${taskQueue}`;
+/** The Schedule's id: one per run task queue, visible (and pausable) on the UI's Schedules page. */
+export function reconcilerScheduleId(taskQueue: string): string {
+  return `svc-reconciler-${taskQueue}`;
 }
 
 /**
- * Makes sure the slot reconciler Schedule exists (every worker asks at start; the first one
- * creates it). It starts `slotReconcilerWorkflow` every `intervalMs`, skipping a tick while
- * the previous one still runs.
+ * Makes sure the reconciler Schedule exists (every worker asks at start; the first one creates
+ * it). It starts `reconcilerWorkflow` every `intervalMs`, skipping a tick while the previous
+ * one still runs.
  */
-export async function ensureSlotReconciler(client: Client, opts: { taskQueue: string; intervalMs: number }): Promise<void> {
-  const scheduleId = slotReconcilerScheduleId(opts.taskQueue);
+export async function ensureReconciler(client: Client, opts: { taskQueue: string; intervalMs: number }): Promise<void> {
+  const scheduleId = reconcilerScheduleId(opts.taskQueue);
   try {
     await client.schedule.create({
       scheduleId,
       spec: { intervals: [{ every: opts.intervalMs }] },
       action: {
         type: 'startWorkflow',
-        workflowType: 'slotReconcilerWorkflow',
+        workflowType: 'reconcilerWorkflow',
         workflowId: scheduleId,
         taskQueue: opts.taskQueue,
         args: [],
