@@ -142,6 +142,50 @@ describe('decideReview by signal', () => {
   });
 });
 
+describe('reset from Temporal', () => {
+  it('re-runs a finished run from its first workflow task; the API follows the new branch', async () => {
+    let calls = 0;
+    const receiver = await startEchoServer((_req, res) => {
+      calls++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ call: calls }));
+    });
+    try {
+      const wf = await stack.apply(workspaceId, {
+        name: 'Counted',
+        slug: 'op-reset',
+        steps: [
+          { key: 'call', type: 'http', method: 'GET', url: `${receiver.url}/n` },
+          { key: 'pick', type: 'transform', expression: 'steps.call.output.body.call' },
+        ],
+      });
+      const run = (await start(wf.id, { input: {}, wait: true })).body;
+      expect([run.status, run.output]).toEqual(['succeeded', 1]);
+      const handle = stack.temporal.workflow.getHandle(run.id);
+      const { runId: firstExecution } = await handle.describe();
+      const history = await handle.fetchHistory();
+      const firstTask = history.events!.find((e) => e.workflowTaskCompletedEventAttributes)!;
+      await stack.temporal.workflowService.resetWorkflowExecution({
+        namespace: stack.config.TEMPORAL_NAMESPACE,
+        workflowExecution: { workflowId: run.id, runId: firstExecution },
+        reason: 'operator test',
+        workflowTaskFinishEventId: firstTask.eventId,
+        requestId: `reset-${run.id}`,
+      });
+      const after = await until(run.id, (r) => r.status === 'succeeded' && r.output === 2);
+      expect(after.body.steps.map((s: any) => [s.key, s.status, s.attempts])).toEqual([
+        ['call', 'succeeded', 1],
+        ['pick', 'succeeded', 1],
+      ]);
+      expect(after.body.steps[0].output.body).toEqual({ call: 2 });
+      expect(calls).toBe(2);
+      expect((await eventsOf(run.id)).filter((e) => e.type === 'run.succeeded')).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe('legibility', () => {
   it('finds a run by SvcRunId, with a summary, step summaries and current details', async () => {
     const wf = await delayed('op-legible');

@@ -220,6 +220,11 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       await store.finishStep(args.runId, args.stepKey, { status: args.status, attempts: 1, output: args.output, error: args.error });
     },
 
+    /** A reset branch re-runs the run from `fromStep` (API.md §12). */
+    async reopenRun(args: { runId: string; fromStep: number }): Promise<void> {
+      await store.reopenRun(args.runId, args.fromStep);
+    },
+
     /** Steps passed over by a condition's jump. */
     async skipSteps(args: { runId: string; stepKeys: string[] }): Promise<void> {
       await store.skipSteps(args.runId, args.stepKeys);

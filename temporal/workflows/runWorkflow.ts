@@ -3,6 +3,7 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -42,8 +43,22 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       }),
     );
 
+  // A reset (Temporal UI) starts a new execution that keeps the started event of the one it
+  // branched from. Its first new command reopens the run from the step it is on, so the API
+  // follows the new branch. `patched` is false while the retained history replays and true
+  // from the first new workflow task on (and on every later replay of it), so the reopen
+  // happens once, at the same point in every replay.
+  const resetBranch = workflowInfo().runId !== workflowInfo().originalExecutionRunId;
+  let reopened = false;
+  async function reopenIfReset(fromStep: number): Promise<void> {
+    if (!resetBranch || reopened || !patched('svc-reset-reopens-run')) return;
+    reopened = true;
+    await bookkeeping.reopenRun({ runId, fromStep });
+  }
+
   /** One transaction ends the run: status, output, event, deliveries and the slot's release. */
   async function finish(status: TerminalRunStatus, error?: RunError): Promise<{ status: RunStatus }> {
+    await reopenIfReset(definition.steps.length);
     const final = await bookkeeping.finishRun({
       runId,
       workspaceId,
@@ -89,6 +104,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
 
     for (let i = first; i < definition.steps.length; i++) {
       const step = definition.steps[i];
+      await reopenIfReset(i);
       setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
       const result = await executeStep(step);
       if (result.status === 'cancelled') return finish('cancelled');

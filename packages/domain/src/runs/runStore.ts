@@ -165,6 +165,22 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
     },
 
     /**
+     * A reset (from the Temporal UI) re-runs the run from step `fromStep`: the run is open
+     * again and every step from there back to pending, with the abandoned branch's outputs,
+     * errors and reviews gone, so the API follows the new branch.
+     */
+    async reopenRun(runId: string, fromStep: number): Promise<void> {
+      await prisma.$transaction([
+        prisma.$executeRaw`DELETE FROM reviews v USING run_steps s
+          WHERE v.run_id = ${runId} AND s.run_id = v.run_id AND s.key = v.step_key AND s.position >= ${fromStep}`,
+        prisma.$executeRaw`UPDATE run_steps SET status = 'pending', attempts = 0, started_at = NULL, finished_at = NULL,
+          output = NULL, error = NULL WHERE run_id = ${runId} AND position >= ${fromStep}`,
+        prisma.$executeRaw`UPDATE runs SET status = 'running', output = NULL, error = NULL, finished_at = NULL,
+          started_at = COALESCE(started_at, now()) WHERE id = ${runId}`,
+      ]);
+    },
+
+    /**
      * Ends the run in one transaction: its final status, output and error (the first final
      * status stands, e.g. a cancellation that won a race), its unfinished steps, its slot
      * handed to the next in line, and the `run.<status>` event with its deliveries.
@@ -193,7 +209,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
            WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')`;
         const [{ status }] = await tx.$queryRaw<{ status: TerminalRunStatus }[]>`SELECT status FROM runs WHERE id = ${runId}`;
         const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
-        const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:run.${status}`, { runId });
+        // Per ending: a run re-run by a reset ends (and is announced) again.
+        const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, { runId });
         return { status, granted, deliveries };
       });
     },
