@@ -85,6 +85,91 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     }
   }
 
+  /**
+   * Runs one attempt of an http, transform or condition step. Transform and condition steps
+   * run as local activities and are written once, at their end; an http step is marked
+   * running first, since it can take a while.
+   */
+  async function attemptStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
+    const { runId, step } = args;
+    const info = Context.current().info;
+    const attempt = info.attempt;
+    const lastAttempt = attempt >= step.retry.max_attempts;
+    const startedAt = new Date();
+    const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
+    try {
+      if (await isSkipped(step.if, ctx)) {
+        await store.finishStep(runId, step.key, { status: 'skipped', attempts: 0 });
+        return { status: 'skipped' };
+      }
+      let outcome: StepOutcome;
+      if (step.type === 'http') {
+        await store.startStep(runId, step.key, attempt);
+        outcome = await whileBeating(() => runHttp(step, ctx, deps.dispatcher, Context.current().cancellationSignal));
+      } else if (step.type === 'transform') outcome = await runTransform(step, ctx);
+      else if (step.type === 'condition') outcome = await runCondition(step, ctx);
+      else throw new Error(`step type ${step.type} is not executed by an activity`);
+      const output = redact(outcome.output);
+      if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
+        throw new StepFailure(
+          { code: 'step_output_too_large', message: `The step's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes` },
+          false,
+        );
+      }
+      await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
+      return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
+    } catch (err) {
+      // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
+      if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('The step was cancelled');
+      const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
+      const error = redact(failure.error);
+      const output = redact(failure.output);
+      if (failure.retryable && !lastAttempt) {
+        // A local step is otherwise written only at its end: show that it is under way.
+        if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
+        await store.stepAttemptFailed(runId, step.key, error);
+        // Temporal schedules the next attempt with the step's backoff.
+        throw ApplicationFailure.retryable(error.message, error.code);
+      }
+      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error });
+      return { status: 'failed', error };
+    }
+  }
+
+  /**
+   * Ends the run: works out its output, then one transaction holds the final status, the
+   * event, its deliveries and the slot's release; then the next runs are told and the
+   * deliveries started.
+   */
+  async function endRun(args: FinishRunInput): Promise<{ status: TerminalRunStatus }> {
+    let status: TerminalRunStatus = args.status;
+    let error: RunError | null = args.error ?? null;
+    let output: { value: unknown } | { fromStep: string } | null = null;
+    if (status === 'succeeded' && args.outputExpression) {
+      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
+      try {
+        const value = redact(await evaluateExpression(args.outputExpression, ctx));
+        if (jsonBytes(value) > MAX_STEP_OUTPUT_BYTES) {
+          status = 'failed';
+          error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
+        } else output = { value };
+      } catch (err) {
+        status = 'failed';
+        error = redact({ code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null });
+      }
+    } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
+    const done = await store.finishRun({
+      runId: args.runId,
+      workspaceId: args.workspaceId,
+      status,
+      output,
+      error,
+      grantKey: args.grantKey,
+    });
+    await after.done(args.workspaceId, args.grantKey, done);
+    return { status: done.status };
+  }
+
   return {
     /** Evaluates `if` and marks a workflow-driven step (delay) as started. */
     async beginStep(args: ExecuteStepInput): Promise<BeginStepResult> {
@@ -102,54 +187,24 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     },
 
     /**
-     * Runs one attempt of an http, transform or condition step. Transform and condition steps
-     * run as local activities and are written once, at their end; an http step is marked
-     * running first, since it can take a while.
+     * Runs one attempt of an http, transform or condition step; when asked (the run's last
+     * step, run locally), also ends the run in the same activity, saving a local activity.
      */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
-      const { runId, step } = args;
-      const info = Context.current().info;
-      const attempt = info.attempt;
-      const lastAttempt = attempt >= step.retry.max_attempts;
-      const startedAt = new Date();
-      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
-      try {
-        if (await isSkipped(step.if, ctx)) {
-          await store.finishStep(runId, step.key, { status: 'skipped', attempts: 0 });
-          return { status: 'skipped' };
-        }
-        let outcome: StepOutcome;
-        if (step.type === 'http') {
-          await store.startStep(runId, step.key, attempt);
-          outcome = await whileBeating(() => runHttp(step, ctx, deps.dispatcher, Context.current().cancellationSignal));
-        } else if (step.type === 'transform') outcome = await runTransform(step, ctx);
-        else if (step.type === 'condition') outcome = await runCondition(step, ctx);
-        else throw new Error(`step type ${step.type} is not executed by an activity`);
-        const output = redact(outcome.output);
-        if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
-          throw new StepFailure(
-            { code: 'step_output_too_large', message: `The step's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes` },
-            false,
-          );
-        }
-        await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
-        return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
-      } catch (err) {
-        // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
-        if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('The step was cancelled');
-        const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
-        const error = redact(failure.error);
-        const output = redact(failure.output);
-        if (failure.retryable && !lastAttempt) {
-          // A local step is otherwise written only at its end: show that it is under way.
-          if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
-          await store.stepAttemptFailed(runId, step.key, error);
-          // Temporal schedules the next attempt with the step's backoff.
-          throw ApplicationFailure.retryable(error.message, error.code);
-        }
-        await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error });
-        return { status: 'failed', error };
-      }
+      const result = await attemptStep(args);
+      const end = args.finishRun;
+      if (!end || (result.status === 'succeeded' && result.jumpTo)) return result;
+      const failed = result.status === 'failed';
+      const { status } = await endRun({
+        runId: args.runId,
+        workspaceId: args.workspaceId,
+        grantKey: end.grantKey,
+        outputExpression: end.outputExpression,
+        status: failed ? 'failed' : 'succeeded',
+        lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
+        error: failed ? { ...result.error, step_key: args.step.key } : undefined,
+      });
+      return { ...result, run: { status } };
     },
 
     /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
@@ -235,27 +290,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
      * event, its deliveries and the slot's release; then the next runs are told and the
      * deliveries started.
      */
-    async finishRun(args: FinishRunInput): Promise<{ status: TerminalRunStatus }> {
-      let status: TerminalRunStatus = args.status;
-      let error: RunError | null = args.error ?? null;
-      let output: { value: unknown } | { fromStep: string } | null = null;
-      if (status === 'succeeded' && args.outputExpression) {
-        const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
-        try {
-          const value = redact(await evaluateExpression(args.outputExpression, ctx));
-          if (jsonBytes(value) > MAX_STEP_OUTPUT_BYTES) {
-            status = 'failed';
-            error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
-          } else output = { value };
-        } catch (err) {
-          status = 'failed';
-          error = redact({ code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null });
-        }
-      } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
-      const done = await store.finishRun({ runId: args.runId, workspaceId: args.workspaceId, status, output, error, grantKey: args.grantKey });
-      await after.done(args.workspaceId, args.grantKey, done);
-      return { status: done.status };
-    },
+    finishRun: endRun,
   };
 }
 

@@ -34,10 +34,19 @@ export interface ExecuteStepInput {
   runId: string;
   workspaceId: string;
   step: StepDefinition;
+  /** Set for the run's last step when it runs locally: the activity also ends the run. */
+  finishRun?: Pick<FinishRunInput, 'grantKey' | 'outputExpression' | 'lastStepKey'>;
 }
 
-/** A step's outcome as the workflow sees it: its output stays in PostgreSQL. */
-export type ExecuteStepResult = { status: 'skipped' } | { status: 'succeeded'; jumpTo?: string } | { status: 'failed'; error: StepError };
+/**
+ * A step's outcome as the workflow sees it: its output stays in PostgreSQL. `run` is the run's
+ * final status when the activity also ended the run.
+ */
+export type ExecuteStepResult = (
+  { status: 'skipped' } | { status: 'succeeded'; jumpTo?: string } | { status: 'failed'; error: StepError }
+) & {
+  run?: { status: TerminalRunStatus };
+};
 
 export interface BeginStepResult {
   skipped: boolean;
