@@ -5,9 +5,11 @@ import { AppError } from '@svc/domain';
 import type { ReviewDecision, RunControl } from '@svc/domain';
 import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
 import type { RunControlFailure } from '../shared/messages';
+import { isResourceExhausted, updateRefused } from './updateLimit';
 
-/** Turns a validator's refusal into the API's problem; anything else is re-thrown. */
+/** Turns a validator's refusal, or Temporal's refusal for load, into the API's problem; anything else is re-thrown. */
 function toAppError(err: unknown): never {
+  if (isResourceExhausted(err)) throw updateRefused();
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
   if (cause instanceof ApplicationFailure && (RUN_CONTROL_FAILURES as readonly string[]).includes(cause.type ?? '')) {
     const code = cause.type as RunControlFailure;
@@ -27,18 +29,18 @@ function isClosed(err: unknown): boolean {
 
 export function createRunControl(client: Client): RunControl {
   return {
-    async cancel(runId) {
+    async cancel(ref) {
       try {
-        await client.workflow.getHandle(runId).executeUpdate(cancelRunUpdate);
+        await client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(cancelRunUpdate);
         return 'cancelled';
       } catch (err) {
         if (isClosed(err)) return 'closed';
         return toAppError(err);
       }
     },
-    async decide(runId, decision: ReviewDecision) {
+    async decide(ref, decision: ReviewDecision) {
       try {
-        await client.workflow.getHandle(runId).executeUpdate(decideReviewUpdate, { args: [decision] });
+        await client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision] });
         return 'decided';
       } catch (err) {
         if (isClosed(err)) return 'closed';

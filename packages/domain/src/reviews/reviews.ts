@@ -23,7 +23,7 @@ export async function decideReview(
 ): Promise<ReviewView & { run_id: string }> {
   const review =
     'reviewId' in args
-      ? await deps.prisma.review.findUnique({ where: { id: args.reviewId } })
+      ? await deps.prisma.review.findUnique({ where: { id: args.reviewId }, include: { run: { select: { temporalWorkflowId: true } } } })
       : await latestReviewOfRun(deps.prisma, args.workspaceId, args.runId);
   if (!review) {
     if ('reviewId' in args) throw new AppError('not_found', `Review ${args.reviewId} not found`);
@@ -32,7 +32,7 @@ export async function decideReview(
   if (DECIDED.has(review.status)) throw new AppError('review_already_decided', `This review was already decided (${review.status})`);
   if (review.status !== 'pending') throw new AppError('no_pending_review', `This review is ${review.status}`);
 
-  const outcome = await deps.control.decide(review.runId, {
+  const outcome = await deps.control.decide({ runId: review.runId, temporalWorkflowId: review.run.temporalWorkflowId }, {
     reviewId: review.id,
     decision: args.decision,
     comment: args.comment ?? null,
@@ -46,7 +46,7 @@ export async function decideReview(
 async function latestReviewOfRun(db: Db, workspaceId: string, runId: string) {
   const run = await db.run.findFirst({ where: { id: runId, workspaceId }, select: { id: true } });
   if (!run) throw new AppError('run_not_found', `Run ${runId} not found`);
-  return db.review.findFirst({ where: { runId }, orderBy: { requestedAt: 'desc' } });
+  return db.review.findFirst({ where: { runId }, orderBy: { requestedAt: 'desc' }, include: { run: { select: { temporalWorkflowId: true } } } });
 }
 
 export async function listReviews(
