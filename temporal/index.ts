@@ -16,6 +16,7 @@ export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
 export { isTemporalUnavailable } from './client/unavailable';
+export { isResourceExhausted } from './client/updateLimit';
 export * from './shared/eventTypes';
 export * from './shared/messages';
 export * from './shared/runTypes';
