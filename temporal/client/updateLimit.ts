@@ -1,6 +1,7 @@
 import { defaultGrpcRetryOptions } from '@temporalio/client';
 import type { GrpcRetryOptions } from '@temporalio/client';
 import { AppError } from '@svc/domain';
+import { hasGrpcCode } from './unavailable';
 
 // gRPC status RESOURCE_EXHAUSTED: the server refuses for load, e.g. the workflow's limit of
 // in-flight updates (dynamic config `history.maxInFlightUpdates`, 10 by default).
@@ -12,10 +13,7 @@ export const UPDATE_LIMIT_RETRY_AFTER_S = 2;
 
 /** Whether Temporal refused a call as overloaded (RESOURCE_EXHAUSTED, anywhere in the error's causes). */
 export function isResourceExhausted(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === GRPC_RESOURCE_EXHAUSTED) return true;
-  }
-  return false;
+  return hasGrpcCode(err, [GRPC_RESOURCE_EXHAUSTED]);
 }
 
 /** The answer to an update Temporal refused for load: 503 `unavailable` with Retry-After, never 500. */
