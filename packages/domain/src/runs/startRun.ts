@@ -78,7 +78,10 @@ async function lookUp(prisma: Db, workspaceId: string, workflowId: string): Prom
 interface Written {
   /** Whether this request's write created the run (false: the key was already taken). */
   created: boolean;
-  /** With a taken key: what it holds (null when a concurrent first request had not committed at the write's start). */
+  /**
+   * With a taken key: what it holds, as of the write's start; null when that is not it (a
+   * concurrent first request had not committed yet, or replaced an expired key meanwhile).
+   */
   prior: Prior | null;
 }
 
@@ -138,6 +141,7 @@ async function writeRun(
     SELECT EXISTS (SELECT 1 FROM run) AS created, k.run_id, k.fingerprint, pr.status, pr.temporal_workflow_id
       FROM (SELECT 1) one
       LEFT JOIN idempotency_keys k ON k.workspace_id = ${r.workspaceId} AND k.scope = ${r.scope} AND k.key = ${r.key}::text
+            AND k.created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
       LEFT JOIN runs pr ON pr.id = k.run_id`;
   if (row.created || !row.run_id) return { created: row.created, prior: null };
   return {
@@ -148,8 +152,10 @@ async function writeRun(
 
 /** A key held by a first request that was not committed when this one's write began, read once it is. */
 async function readPrior(prisma: Db, where: { workspaceId: string; scope: string; key: string }): Promise<Prior> {
-  const k = await prisma.idempotencyKey.findUniqueOrThrow({ where: { workspaceId_scope_key: where } });
-  const run = await prisma.run.findUniqueOrThrow({ where: { id: k.runId }, select: { status: true, temporalWorkflowId: true } });
+  const k = await prisma.idempotencyKey.findUnique({ where: { workspaceId_scope_key: where } });
+  const run = k && (await prisma.run.findUnique({ where: { id: k.runId }, select: { status: true, temporalWorkflowId: true } }));
+  // That first request could not start its run and freed the key again: this one may retry.
+  if (!k || !run) throw new AppError('unavailable', 'The run could not be started; retry the request', { headers: { 'Retry-After': '1' } });
   return { runId: k.runId, fingerprint: k.fingerprint, ...run };
 }
 
