@@ -61,7 +61,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const api = (method: string, path: string, opts: Parameters<typeof apiCall>[3] = {}) => apiCall(gateway.url, method, path, { key, ...opts });
+const api = (method: string, path: string, opts: Parameters<typeof apiCall>[3] = {}) =>
+  apiCall(gateway.url, method, path, { key, ...opts });
 
 describe('authentication and both rate-limit counters', () => {
   it('take ONE statement per request, with the RateLimit headers as before', async () => {
@@ -87,9 +88,13 @@ describe('authentication and both rate-limit counters', () => {
 describe('POST /workflows/{id}/runs', () => {
   it('takes at most 4 round trips beside authentication, 3 once the version is cached', async () => {
     const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-count' });
-    const cold = await counted(counting.statements, () => api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'a' } } }));
+    const cold = await counted(counting.statements, () =>
+      api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'a' } } }),
+    );
     expect(cold.value.status).toBe(201);
-    const warm = await counted(counting.statements, () => api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'b' } } }));
+    const warm = await counted(counting.statements, () =>
+      api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'b' } } }),
+    );
     expect(warm.value.status).toBe(201);
     // Authentication and rate limits: one statement; the start: lookup, write, answer (+ the pinned definition, cold).
     expect(cold.sent).toHaveLength(1 + 4);
@@ -115,7 +120,10 @@ describe('the Temporal side of a run start', () => {
       rpcs.push(String(options.method_definition.path).split('/').pop());
       return new InterceptingCall(nextCall(options));
     };
-    connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS!, interceptors: [record, makeGrpcRetryInterceptor({ retryableDecider: () => false, delayFunction: () => 0 })] });
+    connection = await Connection.connect({
+      address: process.env.TEMPORAL_ADDRESS!,
+      interceptors: [record, makeGrpcRetryInterceptor({ retryableDecider: () => false, delayFunction: () => 0 })],
+    });
     client = new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE });
   });
   afterAll(async () => {

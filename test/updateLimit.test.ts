@@ -53,7 +53,7 @@ afterAll(async () => {
 async function fillInFlightUpdates(temporalWorkflowId: string): Promise<void> {
   const handle = probe.workflow.getHandle(temporalWorkflowId);
   const deadline = Date.now() + 30_000;
-  for (let accepted = 0; accepted < LIMIT; ) {
+  for (let accepted = 0; accepted < LIMIT;) {
     if (Date.now() > deadline) throw new Error(`only ${accepted} of ${LIMIT} waits were accepted`);
     try {
       await handle.startUpdate(waitForSettleUpdate, { args: [{ timeoutMs: 60_000 }], waitForStage: 'ACCEPTED' });

@@ -111,7 +111,10 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
       try {
         await withinWait(wait, (signal) =>
           client.withAbortSignal(signal, () =>
-            client.workflow.executeUpdateWithStart(waitForSettleUpdate, { args: [{ timeoutMs: wait.timeoutMs }], startWorkflowOperation: op }),
+            client.workflow.executeUpdateWithStart(waitForSettleUpdate, {
+              args: [{ timeoutMs: wait.timeoutMs }],
+              startWorkflowOperation: op,
+            }),
           ),
         );
         return 'started';

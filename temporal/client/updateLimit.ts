@@ -33,6 +33,7 @@ export function svcGrpcRetryOptions(): GrpcRetryOptions {
   return {
     ...base,
     retryableDecider: (attempt, status) =>
-      !(status.code === GRPC_RESOURCE_EXHAUSTED && IN_FLIGHT_UPDATE_LIMIT.test(status.details ?? '')) && base.retryableDecider(attempt, status),
+      !(status.code === GRPC_RESOURCE_EXHAUSTED && IN_FLIGHT_UPDATE_LIMIT.test(status.details ?? '')) &&
+      base.retryableDecider(attempt, status),
   };
 }

@@ -119,7 +119,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   if (dbFile) args.push('--db-filename', dbFile);
   if (namespace !== 'default') args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(attributes)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
 
   if (dbFile) await stopStaleServer(dbFile, log);

@@ -24,7 +24,13 @@ export interface RateLimiter {
    * Judges an authenticated request by the key and workspace counters its authentication already
    * took (domain authenticateRequest: one statement); a refused request is given back.
    */
-  judgeKey(args: { keyId: string; workspaceId: string; limits: WorkspaceLimits; key: CounterState; workspace: CounterState | null }): Promise<RateDecision>;
+  judgeKey(args: {
+    keyId: string;
+    workspaceId: string;
+    limits: WorkspaceLimits;
+    key: CounterState;
+    workspace: CounterState | null;
+  }): Promise<RateDecision>;
   /** Whether the address has already spent its unauthenticated budget (counts nothing); null when off. */
   checkAddress(address: string): Promise<RateDecision | null>;
   /** Counts an unauthenticated request against its client address; null when off. */
@@ -137,7 +143,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
   /** Gives a refused request's points back to these counters, in one statement (not when the window is about to end). */
   async function giveBack(rowKeys: string[], now: number): Promise<void> {
-    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - 1 WHERE key = ANY($1) AND expire > $2`, [rowKeys, now + REFUND_GUARD_MS]);
+    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - 1 WHERE key = ANY($1) AND expire > $2`, [
+      rowKeys,
+      now + REFUND_GUARD_MS,
+    ]);
   }
 
   /** One counter, the refused request given back. */

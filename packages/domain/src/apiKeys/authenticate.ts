@@ -99,7 +99,8 @@ export async function authenticateRequest(db: Db, presented: string, now = Date.
   if (row.revoked) throw new AppError('api_key_revoked', 'The API key has been revoked');
   if (row.expired) throw new AppError('api_key_expired', 'The API key has expired');
   const limits = workspaceLimits({ plan: row.plan, rateLimitPerMin: row.rate_limit_per_min, concurrency: row.concurrency });
-  if (limits.keyPerMin !== row.key_quota) throw new Error(`rate-limit figure drift for plan ${row.plan}: SQL ${row.key_quota}, workspaceLimits ${limits.keyPerMin}`);
+  if (limits.keyPerMin !== row.key_quota)
+    throw new Error(`rate-limit figure drift for plan ${row.plan}: SQL ${row.key_quota}, workspaceLimits ${limits.keyPerMin}`);
   const key = counter(limits.keyPerMin, row.key_points, row.key_expire);
   if (!key) throw new Error('the key counter was not taken');
   return {

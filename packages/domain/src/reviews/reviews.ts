@@ -32,12 +32,15 @@ export async function decideReview(
   if (DECIDED.has(review.status)) throw new AppError('review_already_decided', `This review was already decided (${review.status})`);
   if (review.status !== 'pending') throw new AppError('no_pending_review', `This review is ${review.status}`);
 
-  const outcome = await deps.control.decide({ runId: review.runId, temporalWorkflowId: review.run.temporalWorkflowId }, {
-    reviewId: review.id,
-    decision: args.decision,
-    comment: args.comment ?? null,
-    decidedBy: args.decidedBy ?? null,
-  });
+  const outcome = await deps.control.decide(
+    { runId: review.runId, temporalWorkflowId: review.run.temporalWorkflowId },
+    {
+      reviewId: review.id,
+      decision: args.decision,
+      comment: args.comment ?? null,
+      decidedBy: args.decidedBy ?? null,
+    },
+  );
   const after = await deps.prisma.review.findUniqueOrThrow({ where: { id: review.id } });
   if (outcome === 'closed' && after.status === 'pending') throw new AppError('no_pending_review', 'The run has already finished');
   return { ...toReviewView(after), run_id: after.runId };
@@ -46,7 +49,11 @@ export async function decideReview(
 async function latestReviewOfRun(db: Db, workspaceId: string, runId: string) {
   const run = await db.run.findFirst({ where: { id: runId, workspaceId }, select: { id: true } });
   if (!run) throw new AppError('run_not_found', `Run ${runId} not found`);
-  return db.review.findFirst({ where: { runId }, orderBy: { requestedAt: 'desc' }, include: { run: { select: { temporalWorkflowId: true } } } });
+  return db.review.findFirst({
+    where: { runId },
+    orderBy: { requestedAt: 'desc' },
+    include: { run: { select: { temporalWorkflowId: true } } },
+  });
 }
 
 export async function listReviews(

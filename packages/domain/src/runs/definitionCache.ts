@@ -16,7 +16,10 @@ export async function pinnedDefinition(db: Db, workflowId: string, version: numb
   const key = `${workflowId}@${version}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const row = await db.workflowVersion.findUniqueOrThrow({ where: { workflowId_version: { workflowId, version } }, select: { definition: true } });
+  const row = await db.workflowVersion.findUniqueOrThrow({
+    where: { workflowId_version: { workflowId, version } },
+    select: { definition: true },
+  });
   const definition = row.definition as unknown as WorkflowDefinition;
   cache.set(key, definition);
   return definition;

@@ -204,7 +204,15 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   const read = (id: string) => getRun(prisma, { workspaceId: args.workspaceId, runId: id });
 
   if (written.created) {
-    const req = { runId, temporalWorkflowId, workspaceId: args.workspaceId, workflowId: args.workflowId, workflowVersion: version, definition, input: args.input };
+    const req = {
+      runId,
+      temporalWorkflowId,
+      workspaceId: args.workspaceId,
+      workflowId: args.workflowId,
+      workflowVersion: version,
+      definition,
+      input: args.input,
+    };
     try {
       await ensureStarted(deps, req, args.wait);
     } catch {
