@@ -64,7 +64,7 @@ interface Take {
 const REFUND_GUARD_MS = 1_000;
 
 /**
- * One counter dimension (key, workspace or address) in the shared table. rate-limiter-flexible
+ * One counter dimension (address, trigger) in the shared table. rate-limiter-flexible
  * stores only the count and the window's end per key; the quota is compared in this process,
  * so one limiter object exists per quota value: a plan change therefore applies to the very next
  * request, on the same stored count.
@@ -128,8 +128,10 @@ class Dimension {
 /**
  * Rate limits counted in PostgreSQL through rate-limiter-flexible, so every gateway instance
  * on the same database shares them (fixed one-minute windows, atomic `INSERT … ON CONFLICT`).
- * A refused request is given back, so it never counts against the key, the workspace or the
- * address: only requests that reach a route are counted.
+ * The key's and workspace's counters (rows `key:…`, `ws:…`, the same layout) are taken by the
+ * authentication statement itself (domain authenticateRequest), on the hot path of every API
+ * request; judgeKey only reads its result. A refused request is given back, so it never counts
+ * against the key, the workspace or the address: only requests that reach a route are counted.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const addresses = new Dimension(opts.pool, 'ip');
