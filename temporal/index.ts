@@ -17,6 +17,7 @@ export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';
 export { ensureReconciler, reconcilerScheduleId } from './client/reconciler';
 export { isTemporalUnavailable } from './client/unavailable';
+export { isResourceExhausted } from './client/updateLimit';
 export * from './shared/messages';
 export * from './shared/runTypes';
 export * from './shared/searchAttributes';

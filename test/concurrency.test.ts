@@ -248,3 +248,36 @@ describe('concurrency limits', () => {
     expect(steps.every((st) => st.status === 'succeeded' && st.attempts === 1)).toBe(true);
   });
 });
+
+describe('the queue cap (API.md §8)', () => {
+  it('refuses a start beyond 1,000 × the concurrency figure of queued runs with 429 queue_full, creating nothing; a replay still answers', async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const wf = await stack.apply(workspaceId, slow(60_000, 'capped'));
+    const first = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-1' } });
+    expect(first.status).toBe(201);
+    // The line fills up to the cap: 999 more queued runs, written as startRun writes them.
+    await stack.db.pool.query(
+      `WITH r AS (
+         INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, temporal_workflow_id)
+         SELECT 'run_capfill' || g, $1, $2, 1, 'queued', '{}'::jsonb, 'api', 'run_capfill' || g FROM generate_series(1, 999) g
+         RETURNING id, workspace_id, seq)
+       INSERT INTO run_slots (run_id, workspace_id, seq) SELECT id, workspace_id, seq FROM r`,
+      [workspaceId, wf.id],
+    );
+    const before = await stack.db.prisma.run.count({ where: { workspaceId } });
+    const refused = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-2' } });
+    expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 'queue_full', '10']);
+    expect(await stack.db.prisma.run.count({ where: { workspaceId } })).toBe(before);
+    expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId, key: 'cap-2' } })).toBe(0);
+    // A replay of an accepted start is still answered.
+    const replay = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-1' } });
+    expect([replay.status, replay.body.id]).toEqual([200, first.body.id]);
+    // Room again once one leaves the line.
+    await stack.db.pool.query(`DELETE FROM runs WHERE id = 'run_capfill1'`);
+    const accepted = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
+    expect([accepted.status, accepted.body.status]).toEqual([201, 'queued']);
+    await stack.db.pool.query(`DELETE FROM runs WHERE workspace_id = $1 AND id LIKE 'run_capfill%'`, [workspaceId]);
+    for (const r of await stack.db.prisma.run.findMany({ where: { id: { in: [first.body.id, accepted.body.id] } } }))
+      await stack.temporal.workflow.getHandle(r.temporalWorkflowId).terminate('test cleanup');
+  });
+});

@@ -846,7 +846,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -947,7 +947,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1066,7 +1066,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1239,7 +1239,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1340,7 +1340,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1489,7 +1489,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1654,7 +1654,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1808,7 +1808,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Too many requests from this source address, or to this trigger, this minute (rate_limited); see Retry-After. */
+      /** @description Too many requests from this source address, or to this trigger, this minute (rate_limited); or the workspace's queue is full (queue_full). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1906,7 +1906,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2050,7 +2050,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2151,7 +2151,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2250,7 +2250,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2403,7 +2403,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2552,7 +2552,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2672,7 +2672,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2774,7 +2774,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2936,7 +2936,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];

@@ -1,5 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '@svc/config';
+import { svcGrpcRetryOptions } from './updateLimit';
 
 export type TemporalClientConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'>;
 
@@ -10,6 +11,7 @@ export async function connectTemporalClient(config: TemporalClientConfig): Promi
     address: config.TEMPORAL_ADDRESS,
     tls: config.TEMPORAL_TLS || undefined,
     apiKey: config.TEMPORAL_API_KEY,
+    interceptors: [makeGrpcRetryInterceptor(svcGrpcRetryOptions())],
   });
   return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
 }

@@ -6,9 +6,11 @@ import type { ReviewDecision, RunControl } from '@svc/domain';
 import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
 import type { RunControlFailure } from '../shared/messages';
 import { sendUpdate } from './updateRetry';
+import { isResourceExhausted, updateRefused } from './updateLimit';
 
-/** Turns a validator's refusal into the API's problem; anything else is re-thrown. */
+/** Turns a validator's refusal, or Temporal's refusal for load, into the API's problem; anything else is re-thrown. */
 function toAppError(err: unknown): never {
+  if (isResourceExhausted(err)) throw updateRefused();
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
   if (cause instanceof ApplicationFailure && (RUN_CONTROL_FAILURES as readonly string[]).includes(cause.type ?? '')) {
     const code = cause.type as RunControlFailure;
@@ -28,18 +30,18 @@ function isClosed(err: unknown): boolean {
 
 export function createRunControl(client: Client): RunControl {
   return {
-    async cancel(runId) {
+    async cancel(ref) {
       try {
-        await sendUpdate((updateId) => client.workflow.getHandle(runId).executeUpdate(cancelRunUpdate, { updateId }));
+        await sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(cancelRunUpdate, { updateId }));
         return 'cancelled';
       } catch (err) {
         if (isClosed(err)) return 'closed';
         return toAppError(err);
       }
     },
-    async decide(runId, decision: ReviewDecision) {
+    async decide(ref, decision: ReviewDecision) {
       try {
-        await sendUpdate((updateId) => client.workflow.getHandle(runId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }));
+        await sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }));
         return 'decided';
       } catch (err) {
         if (isClosed(err)) return 'closed';

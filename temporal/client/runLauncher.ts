@@ -1,23 +1,40 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { InternalWorkflowStartOptionsSymbol } from '@temporalio/client/lib/internal';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { LaunchRequest, RunLauncher } from '@svc/domain';
+import type { LaunchRequest, RunLauncher, RunRef, StartOutcome, WaitOptions } from '@svc/domain';
 import { waitForSettleUpdate } from '../shared/messages';
 import { runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflow } from '../workflows/runWorkflow';
+import { isResourceExhausted, updateRefused } from './updateLimit';
+import { isTaskFailure, sendUpdate } from './updateRetry';
 
-/** How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline. */
+/**
+ * How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline.
+ *
+ * Never one run twice, however often its start is asserted (a replay re-asserts the start of a
+ * still-`queued` run, in case the first request died between its commit and its start):
+ * - The request id is the run id. Temporal answers a start whose request id matches the CURRENT
+ *   execution of the workflow id with that execution, running or closed, instead of starting
+ *   another: repeated starts of one run are deduplicated atomically by the server.
+ * - Otherwise an open execution under the id FAILs the start (never joined: it could be another
+ *   run's, see `start`), and a closed one may be followed by a new execution only for keyed ids
+ *   (ALLOW_DUPLICATE: after the 24 h window the same key starts a NEW run under the same id).
+ *   A run id is never reused, so for it any earlier execution is this run's: REJECT_DUPLICATE.
+ * - What the request id cannot see (this run's execution after it continued-as-new) the
+ *   SvcRunId search attribute shows: `start` checks it on every conflict.
+ */
 export function runStartOptions(req: LaunchRequest, taskQueue: string) {
+  const keyed = req.temporalWorkflowId !== req.runId;
   return {
-    // A second start of the same run can only ever attach to the first.
     workflowId: req.temporalWorkflowId,
     taskQueue,
     // Ids and the pinned definition only: the run's data stays in PostgreSQL.
     args: [runWorkflowInput(req)] as [RunWorkflowInput],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+    workflowIdReusePolicy: keyed ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
     // How the run reads in the Temporal UI without svc's code (API.md §12).
     staticSummary: `${req.definition.slug} v${req.workflowVersion} · ${req.workspaceId} · ${req.runId}`,
     typedSearchAttributes: [
@@ -26,38 +43,106 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
       { key: SA_WORKFLOW_ID, value: req.workflowId },
       { key: SA_RUN_STATUS, value: 'queued' as const },
     ],
+    // The SDK's own (internal) option for the start request id, used by its Nexus helpers.
+    [InternalWorkflowStartOptionsSymbol]: { requestId: req.runId },
   };
+}
+
+/** Runs `fn` with a signal that aborts at the wait's deadline or when its caller goes away. */
+async function withinWait<T>(wait: WaitOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), wait.timeoutMs);
+  const onAbort = () => abort.abort();
+  wait.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fn(abort.signal);
+  } finally {
+    clearTimeout(timer);
+    wait.signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 export function createRunLauncher(deps: { client: Client; taskQueue: string }): RunLauncher {
   const { client, taskQueue } = deps;
-  return {
-    async start(req: LaunchRequest) {
+
+  /** Whose execution holds the id after a conflict: this run's (`started`), or another open run's. */
+  async function ownerOfConflict(req: LaunchRequest): Promise<StartOutcome | 'closed'> {
+    // A run id is never another run's workflow id.
+    if (req.temporalWorkflowId === req.runId) return 'started';
+    const desc = await client.workflow.getHandle(req.temporalWorkflowId).describe();
+    if (desc.typedSearchAttributes.get(SA_RUN_ID) === req.runId) return 'started';
+    return desc.status.name === 'RUNNING' ? 'id_taken' : 'closed';
+  }
+
+  async function startOnly(req: LaunchRequest): Promise<StartOutcome> {
+    // Twice at most: another run's execution may close between the conflict and the look.
+    for (let attempt = 0; ; attempt++) {
       try {
         await client.workflow.start<typeof runWorkflow>('runWorkflow', runStartOptions(req, taskQueue));
+        return 'started';
       } catch (err) {
-        // Already started (and maybe finished): exactly what a repeated start should find.
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-        throw err;
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        const owner = await ownerOfConflict(req);
+        if (owner !== 'closed' || attempt > 0) return owner === 'closed' ? 'id_taken' : owner;
+      }
+    }
+  }
+
+  async function waitForSettle(ref: RunRef, wait: WaitOptions): Promise<void> {
+    try {
+      await withinWait(wait, (signal) =>
+        client.withAbortSignal(signal, () =>
+          sendUpdate((updateId) =>
+            client.workflow
+              .getHandle(ref.temporalWorkflowId)
+              .executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: wait.timeoutMs }], updateId }),
+          ),
+        ),
+      );
+    } catch (err) {
+      if (isResourceExhausted(err)) throw updateRefused();
+      // Deadline reached, caller gone, or the workflow already closed (an update cannot
+      // reach a closed workflow): in every case the caller reads the run as it is now.
+    }
+  }
+
+  return {
+    async start(req, wait) {
+      if (!wait) return startOnly(req);
+      // One call starts the workflow and sends the wait (update-with-start).
+      const op = new WithStartWorkflowOperation<typeof runWorkflow>('runWorkflow', runStartOptions(req, taskQueue));
+      const started = op.workflowHandle().then(
+        () => true,
+        () => false,
+      );
+      try {
+        await withinWait(wait, (signal) =>
+          client.withAbortSignal(signal, () =>
+            client.workflow.executeUpdateWithStart(waitForSettleUpdate, {
+              args: [{ timeoutMs: wait.timeoutMs }],
+              startWorkflowOperation: op,
+            }),
+          ),
+        );
+        return 'started';
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          const outcome = await startOnly(req);
+          // The run is started: how its wait ends (even refused) only changes what the caller reads.
+          if (outcome === 'started') await waitForSettle(req, wait).catch(() => undefined);
+          return outcome;
+        }
+        if (await started) {
+          // The workflow task that held the wait failed (and was retried): wait again, plainly.
+          if (isTaskFailure(err)) await waitForSettle(req, wait);
+          return 'started';
+        }
+        // The caller left (or the wait ended) before Temporal confirmed the start: make sure of
+        // it, so a client that disconnects never leaves its run unstarted.
+        return startOnly(req);
       }
     },
 
-    async waitForSettle(runId, timeoutMs, signal) {
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), timeoutMs);
-      const onAbort = () => abort.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        await client.withAbortSignal(abort.signal, () =>
-          client.workflow.getHandle(runId).executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs }] }),
-        );
-      } catch {
-        // Deadline reached, caller gone, or the workflow already closed (an update cannot
-        // reach a closed workflow): in every case the caller reads the run as it is now.
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      }
-    },
+    waitForSettle,
   };
 }

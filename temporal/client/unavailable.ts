@@ -2,10 +2,15 @@
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
 
-/** Whether an error means the Temporal server cannot be reached right now: answer 503, retry later. */
-export function isTemporalUnavailable(err: unknown): boolean {
+/** Whether an error, or one of its causes (SDK errors wrap the gRPC one), carries one of these gRPC status codes. */
+export function hasGrpcCode(err: unknown, codes: readonly number[]): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === GRPC_UNAVAILABLE || e.code === GRPC_DEADLINE_EXCEEDED) return true;
+    if (typeof e.code === 'number' && codes.includes(e.code)) return true;
   }
   return false;
+}
+
+/** Whether an error means the Temporal server cannot be reached right now: answer 503, retry later. */
+export function isTemporalUnavailable(err: unknown): boolean {
+  return hasGrpcCode(err, [GRPC_UNAVAILABLE, GRPC_DEADLINE_EXCEEDED]);
 }

@@ -21,7 +21,7 @@ export async function sendUpdate<T>(send: (updateId: string) => Promise<T>): Pro
   }
 }
 
-function isTaskFailure(err: unknown): boolean {
+export function isTaskFailure(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
   const cause = err.cause as { code?: number; message?: string } | undefined;
   return cause?.code === 9 && /unexpected workflow task failure/i.test(cause.message ?? '');

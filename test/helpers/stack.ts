@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
@@ -13,6 +13,7 @@ import { createApp, createRateLimiter } from '@svc/gateway';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import {
+  connectTemporalClient,
   createRunControl,
   createRunLauncher,
   createWebhookRuntime,
@@ -81,8 +82,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   const logger = createLogger({ name: 'test', level: config.LOG_LEVEL });
   const db = createDb(config.DATABASE_URL!, { max: 20 });
   const box = createSecretBox(config.SVC_ENCRYPTION_KEY!);
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // The gateway's own client (its retry settings included), as apps/gateway/src/wiring.ts makes it.
+  const { client: temporal, connection } = await connectTemporalClient(config);
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const bundle = readFileSync(await workflowBundlePath(), 'utf8');

@@ -47,7 +47,7 @@ const authErrors: ZodOpenApiResponsesObject = {
   }),
   '403': problem('The key lacks the scope (insufficient_scope), or the request came from a browser (browser_requests_not_allowed).'),
   '429': problem(
-    "Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After.",
+    "Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After.",
   ),
   '500': problem('Internal error.'),
   '503': problem('A dependency is unavailable; retry.'),
@@ -324,7 +324,9 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             '413': problem('Body over 256 KB (262144 bytes).'),
             '415': problem('Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding).'),
             '422': problem("The body does not match the workflow's input_schema, or nests deeper than 64 levels (validation_failed)."),
-            '429': problem('Too many requests from this source address, or to this trigger, this minute (rate_limited); see Retry-After.'),
+            '429': problem(
+              "Too many requests from this source address, or to this trigger, this minute (rate_limited); or the workspace's queue is full (queue_full). See Retry-After.",
+            ),
             '500': problem('Internal error.'),
             '503': problem('A dependency is unavailable; retry (with the same Idempotency-Key).'),
           },

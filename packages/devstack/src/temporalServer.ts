@@ -32,6 +32,8 @@ export interface TemporalDevServerOptions {
   /** Created at start when not `default` (which always exists). Default `default`. */
   namespace?: string;
   searchAttributes?: Readonly<Record<string, SearchAttributeType>>;
+  /** Server dynamic config values (`--dynamic-config-value KEY=VALUE`), e.g. `{ 'history.maxInFlightUpdates': 2 }`. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
   /** Interface to bind (default 127.0.0.1). */
   ip?: string;
   log?: Log;
@@ -130,7 +132,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   if (dbFile) args.push('--db-filename', dbFile);
   if (namespace !== 'default') args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(attributes)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  const dynamicConfig = { ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig };
+  for (const [key, value] of Object.entries(dynamicConfig)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
 
   if (dbFile) await stopStaleServer(dbFile, log);

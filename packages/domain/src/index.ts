@@ -11,6 +11,7 @@ export * from './workspaces/limits';
 export * from './workspaces/workspaces';
 export * from './apiKeys/scopes';
 export * from './apiKeys/apiKeys';
+export * from './apiKeys/authenticate';
 export * from './secrets/secrets';
 export * from './workflows/workflows';
 export * from './runs/launcher';

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Db } from '@svc/db';
-import { AppError, authenticateApiKey, requireScope } from '@svc/domain';
-import type { Principal, Scope } from '@svc/domain';
+import { AppError, authenticateRequest, requireScope } from '@svc/domain';
+import type { AuthenticatedRequest, Principal, Scope } from '@svc/domain';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -15,7 +15,10 @@ export function authenticate(db: Db): RequestHandler {
       });
     }
     try {
-      res.locals.principal = await authenticateApiKey(db, match[1]);
+      // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.
+      const { principal, key, workspace } = await authenticateRequest(db, match[1]);
+      res.locals.principal = principal;
+      res.locals.keyCounters = { key, workspace };
     } catch (err) {
       if (err instanceof AppError)
         throw new AppError(err.code, err.message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
@@ -27,6 +30,10 @@ export function authenticate(db: Db): RequestHandler {
 
 export function principalOf(res: Response): Principal {
   return res.locals.principal as Principal;
+}
+
+export function keyCountersOf(res: Response): Pick<AuthenticatedRequest, 'key' | 'workspace'> {
+  return res.locals.keyCounters as Pick<AuthenticatedRequest, 'key' | 'workspace'>;
 }
 
 export function scope(s: Scope): RequestHandler {

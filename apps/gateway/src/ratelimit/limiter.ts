@@ -1,7 +1,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { DbHandle } from '@svc/db';
 import { RATE_WINDOW_SECONDS } from '@svc/domain';
-import type { WorkspaceLimits } from '@svc/domain';
+import type { CounterState, WorkspaceLimits } from '@svc/domain';
 import { mostConstraining } from './headers';
 import type { Policy, PolicyState } from './headers';
 
@@ -20,8 +20,17 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts an authenticated request against its key and its workspace. */
-  takeForKey(args: { keyId: string; workspaceId: string; limits: WorkspaceLimits }): Promise<RateDecision>;
+  /**
+   * Judges an authenticated request by the key and workspace counters its authentication already
+   * took (domain authenticateRequest: one statement); a refused request is given back.
+   */
+  judgeKey(args: {
+    keyId: string;
+    workspaceId: string;
+    limits: WorkspaceLimits;
+    key: CounterState;
+    workspace: CounterState | null;
+  }): Promise<RateDecision>;
   /** Whether the address has already spent its unauthenticated budget (counts nothing); null when off. */
   checkAddress(address: string): Promise<RateDecision | null>;
   /** Counts an unauthenticated request against its client address; null when off. */
@@ -55,7 +64,7 @@ interface Take {
 const REFUND_GUARD_MS = 1_000;
 
 /**
- * One counter dimension (key, workspace or address) in the shared table. rate-limiter-flexible
+ * One counter dimension (address, trigger) in the shared table. rate-limiter-flexible
  * stores only the count and the window's end per key; the quota is compared in this process,
  * so one limiter object exists per quota value: a plan change therefore applies to the very next
  * request, on the same stored count.
@@ -119,12 +128,12 @@ class Dimension {
 /**
  * Rate limits counted in PostgreSQL through rate-limiter-flexible, so every gateway instance
  * on the same database shares them (fixed one-minute windows, atomic `INSERT … ON CONFLICT`).
- * A refused request is given back, so it never counts against the key, the workspace or the
- * address: only requests that reach a route are counted.
+ * The key's and workspace's counters (rows `key:…`, `ws:…`, the same layout) are taken by the
+ * authentication statement itself (domain authenticateRequest), on the hot path of every API
+ * request; judgeKey only reads its result. A refused request is given back, so it never counts
+ * against the key, the workspace or the address: only requests that reach a route are counted.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
-  const keys = new Dimension(opts.pool, 'key');
-  const workspaces = new Dimension(opts.pool, 'ws');
   const addresses = new Dimension(opts.pool, 'ip');
   const hookAddresses = new Dimension(opts.pool, 'hookip');
   const triggers = new Dimension(opts.pool, 'trg');
@@ -133,6 +142,14 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
   const hooksPerAddress = opts.hooksPerAddressPerMin ?? 0;
   const hookAddressPolicy: Policy | null = hooksPerAddress > 0 ? { name: 'hook_ip', quota: hooksPerAddress, windowSeconds: w } : null;
+
+  /** Gives a refused request's points back to these counters, in one statement (not when the window is about to end). */
+  async function giveBack(rowKeys: string[], now: number): Promise<void> {
+    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - 1 WHERE key = ANY($1) AND expire > $2`, [
+      rowKeys,
+      now + REFUND_GUARD_MS,
+    ]);
+  }
 
   /** One counter, the refused request given back. */
   async function takeOne(dimension: Dimension, id: string, policy: Policy): Promise<RateDecision> {
@@ -151,22 +168,28 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   timer?.unref();
 
   return {
-    async takeForKey({ keyId, workspaceId, limits }) {
+    async judgeKey({ keyId, workspaceId, limits, key, workspace }) {
       const keyPolicy: Policy = { name: 'key', quota: limits.keyPerMin, windowSeconds: w };
       const wsPolicy: Policy = { name: 'workspace', quota: limits.workspacePerMin, windowSeconds: w };
       const policies = [keyPolicy, wsPolicy];
-      // The key first: a key over its own figure never touches the workspace's count.
-      const key = await keys.take(keyId, keyPolicy);
-      if (!key.allowed) {
-        await key.refund();
-        return { allowed: false, policies, current: key.state };
+      const now = Date.now();
+      const stateOf = (policy: Policy, c: CounterState): PolicyState => ({
+        policy,
+        remaining: Math.max(policy.quota - c.points, 0),
+        msBeforeReset: Math.max(c.expire - now, 0),
+      });
+      const keyState = stateOf(keyPolicy, key);
+      // The key first: a key over its own figure never touched the workspace's count.
+      if (key.points > keyPolicy.quota || !workspace) {
+        await giveBack([`key:${keyId}`], now);
+        return { allowed: false, policies, current: keyState };
       }
-      const ws = await workspaces.take(workspaceId, wsPolicy);
-      if (!ws.allowed) {
-        await Promise.all([ws.refund(), key.refund()]);
-        return { allowed: false, policies, current: ws.state };
+      const wsState = stateOf(wsPolicy, workspace);
+      if (workspace.points > wsPolicy.quota) {
+        await giveBack([`key:${keyId}`, `ws:${workspaceId}`], now);
+        return { allowed: false, policies, current: wsState };
       }
-      return { allowed: true, policies, current: mostConstraining([key.state, ws.state]) };
+      return { allowed: true, policies, current: mostConstraining([keyState, wsState]) };
     },
 
     async checkAddress(address) {

@@ -3,7 +3,6 @@ import { randomToken, sha256Hex } from '@svc/signing';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
-import { workspaceLimits } from '../workspaces/limits';
 import type { WorkspaceLimits } from '../workspaces/limits';
 import { isScope, SCOPES } from './scopes';
 import type { Scope } from './scopes';
@@ -11,7 +10,7 @@ import type { Scope } from './scopes';
 export const API_KEY_PREFIX = 'svc_';
 // 32 random bytes = 256 bits, well above the 128 the contract asks for.
 const API_KEY_BYTES = 32;
-const API_KEY_SHAPE = /^svc_[A-Za-z0-9_-]{20,100}$/;
+export const API_KEY_SHAPE = /^svc_[A-Za-z0-9_-]{20,100}$/;
 
 export interface ApiKeyView {
   id: string;
@@ -94,27 +93,6 @@ export interface Principal {
   scopes: Scope[];
   /** The workspace's effective plan figures, read with the key, so a plan change holds on the next request. */
   limits: WorkspaceLimits;
-}
-
-/**
- * Resolves a bearer key on every request, straight from the database (no cache), so a
- * revocation holds on the very next request on every gateway instance. The lookup is by
- * SHA-256 hash, so timing reveals nothing about stored keys.
- */
-export async function authenticateApiKey(db: Db, presented: string): Promise<Principal> {
-  if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
-  const row = await db.apiKey.findUnique({
-    where: { keyHash: hashApiKey(presented) },
-    include: { workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } } },
-  });
-  if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
-  if (row.revokedAt) throw new AppError('api_key_revoked', 'The API key has been revoked');
-  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new AppError('api_key_expired', 'The API key has expired');
-  // "Last used" for the console, to the minute: at most one write per key per minute, off the request's path.
-  if (!row.lastUsedAt || row.lastUsedAt.getTime() < Date.now() - 60_000) {
-    db.apiKey.updateMany({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
-  }
-  return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes.filter(isScope), limits: workspaceLimits(row.workspace) };
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -23,7 +23,7 @@ export async function decideReview(
 ): Promise<ReviewView & { run_id: string }> {
   const review =
     'reviewId' in args
-      ? await deps.prisma.review.findUnique({ where: { id: args.reviewId } })
+      ? await deps.prisma.review.findUnique({ where: { id: args.reviewId }, include: { run: { select: { temporalWorkflowId: true } } } })
       : await latestReviewOfRun(deps.prisma, args.workspaceId, args.runId);
   if (!review) {
     if ('reviewId' in args) throw new AppError('not_found', `Review ${args.reviewId} not found`);
@@ -32,12 +32,15 @@ export async function decideReview(
   if (DECIDED.has(review.status)) throw new AppError('review_already_decided', `This review was already decided (${review.status})`);
   if (review.status !== 'pending') throw new AppError('no_pending_review', `This review is ${review.status}`);
 
-  const outcome = await deps.control.decide(review.runId, {
-    reviewId: review.id,
-    decision: args.decision,
-    comment: args.comment ?? null,
-    decidedBy: args.decidedBy ?? null,
-  });
+  const outcome = await deps.control.decide(
+    { runId: review.runId, temporalWorkflowId: review.run.temporalWorkflowId },
+    {
+      reviewId: review.id,
+      decision: args.decision,
+      comment: args.comment ?? null,
+      decidedBy: args.decidedBy ?? null,
+    },
+  );
   const after = await deps.prisma.review.findUniqueOrThrow({ where: { id: review.id } });
   // A closed workflow never saw this decision: the run ended first (cancelled, or decided by another).
   if (outcome === 'closed') {
@@ -50,7 +53,11 @@ export async function decideReview(
 async function latestReviewOfRun(db: Db, workspaceId: string, runId: string) {
   const run = await db.run.findFirst({ where: { id: runId, workspaceId }, select: { id: true } });
   if (!run) throw new AppError('run_not_found', `Run ${runId} not found`);
-  return db.review.findFirst({ where: { runId }, orderBy: { requestedAt: 'desc' } });
+  return db.review.findFirst({
+    where: { runId },
+    orderBy: { requestedAt: 'desc' },
+    include: { run: { select: { temporalWorkflowId: true } } },
+  });
 }
 
 export async function listReviews(

@@ -1,9 +1,13 @@
 import type { WorkflowDefinition } from '../definitions';
 
-export interface LaunchRequest {
+/** How the gateway addresses a run's Temporal execution: by the workflow id stored on its row. */
+export interface RunRef {
   runId: string;
-  /** The Temporal workflow id of the run's execution (runs.temporal_workflow_id). */
+  /** runs.temporal_workflow_id: the run id, or the namespaced Idempotency-Key (runWorkflowIdFor). */
   temporalWorkflowId: string;
+}
+
+export interface LaunchRequest extends RunRef {
   workspaceId: string;
   workflowId: string;
   workflowVersion: number;
@@ -11,15 +15,45 @@ export interface LaunchRequest {
   input: unknown;
 }
 
+/** How long a caller waits for a run to settle; aborting the signal ends the wait, never the run. */
+export interface WaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * `started`: the run's execution exists (just started, or found already there).
+ * `id_taken`: an open execution of ANOTHER run holds the workflow id (a key reused after the
+ * 24 h window while its earlier run is still open, e.g. waiting for a review); nothing started.
+ */
+export type StartOutcome = 'started' | 'id_taken';
+
 /** The port through which use cases reach Temporal (implemented in temporal/client). */
 export interface RunLauncher {
-  /** Starts the run's workflow; starting an already started run is a no-op. */
-  start(req: LaunchRequest): Promise<void>;
   /**
-   * Resolves when the run settles or `timeoutMs` passes, whichever is first. Aborting
-   * the signal stops the wait only; the run is never affected.
+   * Starts the run's execution; starting it again never runs it twice. With `wait`, the start
+   * and the wait are one call (update-with-start) that returns when the run settles or the wait
+   * is over; a caller that goes away never leaves the run unstarted.
    */
-  waitForSettle(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  start(req: LaunchRequest, wait?: WaitOptions): Promise<StartOutcome>;
+  /**
+   * Resolves when the run settles or the wait is over, whichever is first. Throws AppError
+   * `unavailable` (503, Retry-After) when Temporal refuses the wait because the workflow's
+   * in-flight update limit is reached.
+   */
+  waitForSettle(ref: RunRef, wait: WaitOptions): Promise<void>;
+}
+
+/**
+ * The Temporal workflow id of a run (DESIGN.md): with an Idempotency-Key, the key namespaced by
+ * workspace and idempotency scope (`<ws_id>/<wf_id>/<key>` for API starts, `<ws_id>/<trg_id>/<key>`
+ * for inbound triggers), so an operator finds a customer's run in the Temporal UI by the key they
+ * sent; without one, the run id. Prefixed ids never contain `/`, so the first two segments are
+ * fixed and any `/` in the key cannot make two ids collide. 255-char keys keep it far below
+ * Temporal's 1,000-character id limit.
+ */
+export function runWorkflowIdFor(args: { runId: string; workspaceId: string; scope: string; idempotencyKey?: string }): string {
+  return args.idempotencyKey ? `${args.workspaceId}/${args.scope}/${args.idempotencyKey}` : args.runId;
 }
 
 export interface ReviewDecision {
@@ -32,9 +66,9 @@ export interface ReviewDecision {
 /**
  * Messages to a run's workflow. Each answers `closed` when the workflow has already
  * finished (the caller then reads the final state), or throws the AppError the workflow's
- * validator decided on.
+ * validator decided on (or `unavailable` when the in-flight update limit is reached).
  */
 export interface RunControl {
-  cancel(runId: string): Promise<'cancelled' | 'closed'>;
-  decide(runId: string, decision: ReviewDecision): Promise<'decided' | 'closed'>;
+  cancel(ref: RunRef): Promise<'cancelled' | 'closed'>;
+  decide(ref: RunRef, decision: ReviewDecision): Promise<'decided' | 'closed'>;
 }

@@ -63,22 +63,6 @@ export async function joinSlotLine(tx: Tx, runId: string): Promise<void> {
 export const QUEUE_CAP_PER_SLOT = 1_000;
 
 /**
- * A new run takes its place in line, unless the workspace's line is full (API.md §8): then
- * false, and the caller rolls its transaction back so nothing is created. Counted without a
- * lock, so starts racing at the very edge may pass the cap by the number racing.
- */
-export async function enterSlotLine(tx: Tx, runId: string, concurrency: number): Promise<boolean> {
-  const cap = concurrency * QUEUE_CAP_PER_SLOT;
-  const entered = await tx.$executeRaw`
-    INSERT INTO run_slots (run_id, workspace_id, seq)
-    SELECT r.id, r.workspace_id, r.seq FROM runs r
-     WHERE r.id = ${runId}
-       AND (SELECT count(*) FROM run_slots w WHERE w.workspace_id = r.workspace_id AND NOT w.holding) < ${cap}
-    ON CONFLICT (run_id) DO NOTHING`;
-  return entered === 1;
-}
-
-/**
  * A run asks for a slot: it joins the line (once, however often it asks) and every free slot
  * goes to the runs first in line. A run that is not granted one waits for a signal.
  */

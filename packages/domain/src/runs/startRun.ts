@@ -5,13 +5,15 @@ import type { WorkflowDefinition } from '../definitions';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { canonicalJson } from '../shared/canonicalJson';
+import { workspaceLimits } from '../workspaces/limits';
 import { PLANS, isPlan } from '../workspaces/plans';
-import { findWorkflow } from '../workflows/workflows';
-import type { RunLauncher } from './launcher';
+import { pinnedDefinition } from './definitionCache';
+import { runWorkflowIdFor } from './launcher';
+import type { LaunchRequest, RunLauncher, RunRef } from './launcher';
 import { getRun } from './readRuns';
 import type { RunView } from './runView';
 import { jsonBytes } from './limits';
-import { joinSlotLine } from './slots';
+import { QUEUE_CAP_PER_SLOT } from './slots';
 
 export const MAX_INPUT_BYTES = 1024 * 1024;
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -65,19 +67,138 @@ function pathOfNul(value: unknown, path: string): string | null {
   return null;
 }
 
+/** The workspace's plan and figures and the workflow's current version, in one query (404 before 403, as before). */
+async function lookUp(
+  prisma: Db,
+  workspaceId: string,
+  workflowId: string,
+): Promise<{ plan: string; version: number; concurrency: number }> {
+  const [row] = await prisma.$queryRaw<
+    { plan: string; rate_limit_per_min: number | null; concurrency: number | null; version: number | null }[]
+  >`
+    SELECT ws.plan, ws.rate_limit_per_min, ws.concurrency, w.version
+      FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id
+     WHERE ws.id = ${workspaceId}`;
+  if (!row || row.version === null) throw new AppError('workflow_not_found', `Workflow ${workflowId} not found`);
+  const limits = workspaceLimits({ plan: row.plan, rateLimitPerMin: row.rate_limit_per_min, concurrency: row.concurrency });
+  return { plan: row.plan, version: row.version, concurrency: limits.concurrency };
+}
+
+/** How long a start refused for a full queue is told to wait. */
+const QUEUE_FULL_RETRY_AFTER_S = '10';
+
+interface Written {
+  /** Whether this request's write created the run (false: the key was already taken, or the queue is full). */
+  created: boolean;
+  /** False when the workspace already holds its cap of queued runs (API.md §8): nothing was written. */
+  room: boolean;
+  /**
+   * With a taken key: what it holds, as of the write's start; null when that is not it (a
+   * concurrent first request had not committed yet, or replaced an expired key meanwhile).
+   */
+  prior: Prior | null;
+}
+
+interface Prior {
+  runId: string;
+  fingerprint: string;
+  status: string;
+  temporalWorkflowId: string;
+}
+
 /**
- * Starts a run, exactly once per idempotency key. The key, the run and its steps are
- * written in one transaction whose primary key makes concurrent duplicates collide;
- * only the winner starts the Temporal workflow (whose id is the run id, so even a
- * repeated start cannot create a second execution).
+ * The key, the run, its steps and its place in the workspace's slot line (slots.ts joinSlotLine,
+ * inlined here to keep this one statement), written by ONE statement, so atomically and in one
+ * round trip. The key's primary key makes concurrent duplicates collide; a key older than the
+ * window is taken over by the new run (treated as new). A taken key comes back with its run.
+ */
+async function writeRun(
+  prisma: Db,
+  r: {
+    runId: string;
+    workspaceId: string;
+    workflowId: string;
+    version: number;
+    input: unknown;
+    trigger: string;
+    key: string | null;
+    scope: string;
+    fingerprint: string;
+    temporalWorkflowId: string;
+    steps: WorkflowDefinition['steps'];
+    /** The workspace's cap of queued runs. */
+    maxQueued: number;
+  },
+): Promise<Written> {
+  const steps = JSON.stringify(r.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })));
+  const [row] = await prisma.$queryRaw<
+    {
+      created: boolean;
+      room: boolean;
+      run_id: string | null;
+      fingerprint: string | null;
+      status: string | null;
+      temporal_workflow_id: string | null;
+    }[]
+  >`
+    WITH room AS (
+      -- Counted without a lock: starts racing at the very edge may pass the cap by their number.
+      SELECT (SELECT count(*) FROM run_slots WHERE workspace_id = ${r.workspaceId} AND NOT holding) < ${r.maxQueued} AS ok
+    ), ik AS (
+      INSERT INTO idempotency_keys (workspace_id, scope, key, fingerprint, run_id)
+      SELECT ${r.workspaceId}, ${r.scope}, ${r.key}::text, ${r.fingerprint}, ${r.runId}
+       WHERE ${r.key}::text IS NOT NULL AND (SELECT ok FROM room)
+      ON CONFLICT (workspace_id, scope, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, created_at = now()
+        WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+      RETURNING run_id
+    ), run AS (
+      INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, idempotency_key, temporal_workflow_id)
+      SELECT ${r.runId}, ${r.workspaceId}, ${r.workflowId}, ${r.version}, 'queued', ${JSON.stringify(r.input)}::jsonb, ${r.trigger},
+             ${r.key}::text, ${r.temporalWorkflowId}
+       WHERE (${r.key}::text IS NULL OR EXISTS (SELECT 1 FROM ik)) AND (SELECT ok FROM room)
+      RETURNING id, workspace_id, seq
+    ), steps AS (
+      INSERT INTO run_steps (run_id, key, name, type, position)
+      SELECT run.id, s.key, s.name, s.type, s.position
+        FROM run, jsonb_to_recordset(${steps}::jsonb) AS s(key text, name text, type text, position int)
+    ), slot AS (
+      INSERT INTO run_slots (run_id, workspace_id, seq) SELECT id, workspace_id, seq FROM run
+    )
+    SELECT EXISTS (SELECT 1 FROM run) AS created, (SELECT ok FROM room) AS room, k.run_id, k.fingerprint, pr.status, pr.temporal_workflow_id
+      FROM (SELECT 1) one
+      LEFT JOIN idempotency_keys k ON k.workspace_id = ${r.workspaceId} AND k.scope = ${r.scope} AND k.key = ${r.key}::text
+            AND k.created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+      LEFT JOIN runs pr ON pr.id = k.run_id`;
+  if (row.created || !row.run_id) return { created: row.created, room: row.room, prior: null };
+  return {
+    created: false,
+    room: row.room,
+    prior: { runId: row.run_id, fingerprint: row.fingerprint!, status: row.status!, temporalWorkflowId: row.temporal_workflow_id! },
+  };
+}
+
+/** A key held by a first request that was not committed when this one's write began, read once it is. */
+async function readPrior(prisma: Db, where: { workspaceId: string; scope: string; key: string }): Promise<Prior> {
+  const k = await prisma.idempotencyKey.findUnique({ where: { workspaceId_scope_key: where } });
+  const run = k && (await prisma.run.findUnique({ where: { id: k.runId }, select: { status: true, temporalWorkflowId: true } }));
+  // That first request could not start its run and freed the key again: this one may retry.
+  if (!k || !run) throw new AppError('unavailable', 'The run could not be started; retry the request', { headers: { 'Retry-After': '1' } });
+  return { runId: k.runId, fingerprint: k.fingerprint, ...run };
+}
+
+/**
+ * Starts a run, exactly once per idempotency key, in at most four database round trips (plan
+ * and workflow; the write; the pinned definition, only the first time this process sees that
+ * version; the answer) plus one Temporal call, which also does the wait (update-with-start).
+ * Only the request whose write created the run starts its Temporal workflow, by the id stored
+ * on its row (runWorkflowIdFor).
  */
 export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<StartRunResult> {
   const { prisma, launcher } = deps;
-  const { row: workflow, definition } = await findWorkflow(prisma, args.workspaceId, args.workflowId);
-
-  const ws = await prisma.workspace.findUniqueOrThrow({ where: { id: args.workspaceId }, select: { plan: true } });
-  if (!isPlan(ws.plan) || !PLANS[ws.plan].liveRuns) {
-    throw new AppError('plan_does_not_allow_runs', `The ${ws.plan} plan does not allow runs; upgrade the workspace's plan`);
+  const { plan, version, concurrency } = await lookUp(prisma, args.workspaceId, args.workflowId);
+  if (!isPlan(plan) || !PLANS[plan].liveRuns) {
+    throw new AppError('plan_does_not_allow_runs', `The ${plan} plan does not allow runs; upgrade the workspace's plan`);
   }
   if (jsonBytes(args.input) > MAX_INPUT_BYTES) {
     throw new AppError('payload_too_large', 'The run input is larger than 1 MiB');
@@ -88,84 +209,93 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
       errors: [{ path: nul, message: 'strings cannot contain U+0000' }],
     });
   }
+  const definition = await pinnedDefinition(prisma, args.workflowId, version);
   await validateRunInput(definition.input_schema, args.input);
 
-  const fingerprint = sha256Hex(canonicalJson({ workflow_id: workflow.id, body: args.body }));
-  const scope = args.idempotencyScope ?? workflow.id;
-  const candidateId = newId('run');
-
-  const { runId, created } = await prisma.$transaction(async (tx) => {
-    if (args.idempotencyKey) {
-      // A key older than the retention window is treated as new.
-      await tx.$executeRaw`DELETE FROM idempotency_keys
-        WHERE workspace_id = ${args.workspaceId} AND scope = ${scope} AND key = ${args.idempotencyKey}
-          AND created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
-      const inserted = await tx.$queryRaw<{ run_id: string }[]>`
-        INSERT INTO idempotency_keys (workspace_id, scope, key, fingerprint, run_id)
-        VALUES (${args.workspaceId}, ${scope}, ${args.idempotencyKey}, ${fingerprint}, ${candidateId})
-        ON CONFLICT DO NOTHING RETURNING run_id`;
-      if (inserted.length === 0) {
-        const prior = await tx.idempotencyKey.findUniqueOrThrow({
-          where: { workspaceId_scope_key: { workspaceId: args.workspaceId, scope, key: args.idempotencyKey } },
-        });
-        if (args.idempotency !== 'key' && prior.fingerprint !== fingerprint) {
-          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
-        }
-        return { runId: prior.runId, created: false };
-      }
-    }
-    await tx.run.create({
-      data: {
-        id: candidateId,
-        workspaceId: args.workspaceId,
-        workflowId: workflow.id,
-        workflowVersion: workflow.version,
-        status: 'queued',
-        input: args.input as object,
-        trigger: args.trigger,
-        idempotencyKey: args.idempotencyKey ?? null,
-        temporalWorkflowId: candidateId,
-        steps: {
-          create: definition.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })),
-        },
-      },
-    });
-    await joinSlotLine(tx, candidateId);
-    return { runId: candidateId, created: true };
-  });
-
-  const launch = {
+  const fingerprint = sha256Hex(canonicalJson({ workflow_id: args.workflowId, body: args.body }));
+  const scope = args.idempotencyScope ?? args.workflowId;
+  const runId = newId('run');
+  const temporalWorkflowId = runWorkflowIdFor({ runId, workspaceId: args.workspaceId, scope, idempotencyKey: args.idempotencyKey });
+  const written = await writeRun(prisma, {
     runId,
-    temporalWorkflowId: runId,
     workspaceId: args.workspaceId,
-    workflowId: workflow.id,
-    workflowVersion: workflow.version,
-    definition,
+    workflowId: args.workflowId,
+    version,
     input: args.input,
-  };
-  if (created) {
+    trigger: args.trigger,
+    key: args.idempotencyKey ?? null,
+    scope,
+    fingerprint,
+    temporalWorkflowId,
+    steps: definition.steps,
+    maxQueued: concurrency * QUEUE_CAP_PER_SLOT,
+  });
+  const read = (id: string) => getRun(prisma, { workspaceId: args.workspaceId, runId: id });
+
+  if (written.created) {
+    const req = {
+      runId,
+      temporalWorkflowId,
+      workspaceId: args.workspaceId,
+      workflowId: args.workflowId,
+      workflowVersion: version,
+      definition,
+      input: args.input,
+    };
     try {
-      await launcher.start(launch);
+      await ensureStarted(deps, req, args.wait);
     } catch {
       // Nothing half-written: without its workflow the run must not exist, and the key
       // must stay free for the client's retry.
       await prisma.$transaction([prisma.idempotencyKey.deleteMany({ where: { runId } }), prisma.run.deleteMany({ where: { id: runId } })]);
       throw new AppError('unavailable', 'The run could not be started; retry the request');
     }
-  } else {
-    // A replay of a run that never left `queued` re-asserts the start, covering a first
-    // request that died between commit and start. The launcher refuses to start a run id
-    // that already has an execution, running or closed, so this can never run it twice.
-    const prior = await prisma.run.findUnique({ where: { id: runId }, select: { workflowVersion: true, input: true, status: true } });
-    if (prior?.status === 'queued') {
-      const pinned = await prisma.workflowVersion.findUniqueOrThrow({
-        where: { workflowId_version: { workflowId: workflow.id, version: prior.workflowVersion } },
-      });
-      const definition = pinned.definition as unknown as WorkflowDefinition;
-      await launcher.start({ ...launch, workflowVersion: prior.workflowVersion, definition, input: prior.input }).catch(() => undefined);
-    }
+    return { run: await read(runId), replayed: false };
   }
 
-  if (args.wait) await launcher.waitForSettle(runId, args.wait.timeoutMs, args.wait.signal);
-  return { run: await getRun(prisma, { workspaceId: args.workspaceId, runId }), replayed: !created };
+  // A replay is answered even when the queue is full; a new run is not created.
+  if (!written.prior && !written.room) {
+    throw new AppError('queue_full', `The workspace already holds ${concurrency * QUEUE_CAP_PER_SLOT} queued runs; retry later`, {
+      headers: { 'Retry-After': QUEUE_FULL_RETRY_AFTER_S },
+    });
+  }
+  const prior = written.prior ?? (await readPrior(prisma, { workspaceId: args.workspaceId, scope, key: args.idempotencyKey! }));
+  if (args.idempotency !== 'key' && prior.fingerprint !== fingerprint) {
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
+  }
+  let ref = { runId: prior.runId, temporalWorkflowId: prior.temporalWorkflowId };
+  if (prior.status === 'queued') {
+    // A replay of a run that never left `queued` re-asserts the start, covering a first request
+    // that died between commit and start. This never runs one run twice (runLauncher.ts): the
+    // start carries the run id as Temporal's request id, deduplicated against the current
+    // execution, and an existing execution of this run is recognised by its SvcRunId.
+    const run = await read(prior.runId);
+    const req = {
+      ...ref,
+      workspaceId: args.workspaceId,
+      workflowId: args.workflowId,
+      workflowVersion: run.workflow_version,
+      definition: await pinnedDefinition(prisma, args.workflowId, run.workflow_version),
+      input: run.input,
+    };
+    ref = await ensureStarted(deps, req).catch(() => ref);
+    if (!args.wait) return { run, replayed: true };
+  }
+  if (args.wait) await launcher.waitForSettle(ref, args.wait);
+  return { run: await read(prior.runId), replayed: true };
+}
+
+/**
+ * Makes sure the run's execution exists (and, with `wait`, waits for it to settle in the same
+ * call). When an open execution of an EARLIER run still holds the keyed workflow id (the key was
+ * reused after the 24 h window while that run waits, e.g. for a review), the run falls back to
+ * its own id as workflow id, recorded on its row first, so it runs and stays addressable.
+ */
+async function ensureStarted(deps: StartRunDeps, req: LaunchRequest, wait?: StartRunArgs['wait']): Promise<RunRef> {
+  if ((await deps.launcher.start(req, wait)) === 'started') return req;
+  const own = { ...req, temporalWorkflowId: req.runId };
+  await deps.prisma.run.update({ where: { id: req.runId }, data: { temporalWorkflowId: own.temporalWorkflowId } });
+  // A run id is never held by another run's execution.
+  await deps.launcher.start(own, wait);
+  return own;
 }

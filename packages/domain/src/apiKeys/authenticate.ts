@@ -1,0 +1,111 @@
+import type { Db } from '@svc/db';
+import { AppError } from '../errors';
+import { RATE_WINDOW_SECONDS, workspaceLimits } from '../workspaces/limits';
+import { PLAN_NAMES } from '../workspaces/plans';
+import { API_KEY_SHAPE, hashApiKey } from './apiKeys';
+import type { Principal } from './apiKeys';
+import { isScope } from './scopes';
+
+/** One rate-limit counter after this request: its figure, its count in the window, the window's end (ms since the epoch). */
+export interface CounterState {
+  quota: number;
+  points: number;
+  expire: number;
+}
+
+export interface AuthenticatedRequest {
+  principal: Principal;
+  /** The key's counter, already taken for this request. */
+  key: CounterState;
+  /** The workspace's counter; null when the key's own refusal left it untouched. */
+  workspace: CounterState | null;
+}
+
+/** Each plan's per-key figure, as workspaceLimits gives it for a workspace without custom figures. */
+const PLAN_KEY_PER_MIN = JSON.stringify(
+  Object.fromEntries(PLAN_NAMES.map((plan) => [plan, workspaceLimits({ plan, rateLimitPerMin: null, concurrency: null }).keyPerMin])),
+);
+
+interface Row {
+  id: string;
+  workspace_id: string;
+  scopes: string[];
+  revoked: boolean;
+  expired: boolean;
+  plan: string;
+  rate_limit_per_min: number | null;
+  concurrency: number | null;
+  key_quota: number;
+  key_points: string | number | null;
+  key_expire: string | number | null;
+  ws_points: string | number | null;
+  ws_expire: string | number | null;
+}
+
+const counter = (quota: number, points: Row['key_points'], expire: Row['key_expire']): CounterState | null =>
+  points === null || expire === null ? null : { quota, points: Number(points), expire: Number(expire) };
+
+/**
+ * Authenticates a bearer key and takes this request from the key's and the workspace's rate-limit
+ * counters, in ONE statement: the hot path of every API request. Nothing is cached, so a revoked
+ * key is refused on the very next request on every gateway instance. The lookup is by SHA-256
+ * hash (an index lookup on the digest, so timing says nothing about stored keys).
+ *
+ * The counters are the fixed windows rate-limiter-flexible keeps in `rate_limits` (rows
+ * `key:<id>` and `ws:<id>`, points and window end in ms), written the way it writes them. The
+ * workspace's counter is taken only when the key's allows the request, as before. A request the
+ * counts refuse is given back by the caller, so it never counts. The key's figure is computed in
+ * SQL from the same plan table (and enterprise custom figure) as workspaceLimits; the returned
+ * principal's limits come from workspaceLimits itself, and the two are checked to agree.
+ * "Last used" is written at most once a minute per key, in the same statement.
+ */
+export async function authenticateRequest(db: Db, presented: string, now = Date.now()): Promise<AuthenticatedRequest> {
+  if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
+  const windowEnd = now + RATE_WINDOW_SECONDS * 1000;
+  const rows = await db.$queryRaw<Row[]>`
+    WITH k AS (
+      SELECT a.id, a.workspace_id, a.scopes, a.revoked_at IS NOT NULL AS revoked,
+             (a.expires_at IS NOT NULL AND a.expires_at <= now()) AS expired, a.last_used_at,
+             w.plan, w.rate_limit_per_min, w.concurrency,
+             CASE WHEN w.plan = 'enterprise' AND w.rate_limit_per_min >= 1 THEN w.rate_limit_per_min
+                  ELSE COALESCE((${PLAN_KEY_PER_MIN}::jsonb ->> w.plan)::int, (${PLAN_KEY_PER_MIN}::jsonb ->> 'free')::int) END AS key_quota
+        FROM api_keys a JOIN workspaces w ON w.id = a.workspace_id
+       WHERE a.key_hash = ${hashApiKey(presented)}
+    ), usable AS (
+      SELECT * FROM k WHERE NOT revoked AND NOT expired
+    ), kc AS (
+      INSERT INTO rate_limits (key, points, expire)
+      SELECT 'key:' || id, 1, ${windowEnd}::bigint FROM usable
+      ON CONFLICT (key) DO UPDATE SET
+        points = CASE WHEN rate_limits.expire <= ${now}::bigint THEN 1 ELSE rate_limits.points + 1 END,
+        expire = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.expire ELSE rate_limits.expire END
+      RETURNING points, expire
+    ), wc AS (
+      INSERT INTO rate_limits (key, points, expire)
+      SELECT 'ws:' || usable.workspace_id, 1, ${windowEnd}::bigint FROM usable, kc WHERE kc.points <= usable.key_quota
+      ON CONFLICT (key) DO UPDATE SET
+        points = CASE WHEN rate_limits.expire <= ${now}::bigint THEN 1 ELSE rate_limits.points + 1 END,
+        expire = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.expire ELSE rate_limits.expire END
+      RETURNING points, expire
+    ), touched AS (
+      UPDATE api_keys SET last_used_at = now()
+       WHERE id = (SELECT id FROM usable) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+    )
+    SELECT k.id, k.workspace_id, k.scopes, k.revoked, k.expired, k.plan, k.rate_limit_per_min, k.concurrency, k.key_quota,
+           kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire
+      FROM k LEFT JOIN kc ON true LEFT JOIN wc ON true`;
+  const row = rows[0];
+  if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
+  if (row.revoked) throw new AppError('api_key_revoked', 'The API key has been revoked');
+  if (row.expired) throw new AppError('api_key_expired', 'The API key has expired');
+  const limits = workspaceLimits({ plan: row.plan, rateLimitPerMin: row.rate_limit_per_min, concurrency: row.concurrency });
+  if (limits.keyPerMin !== row.key_quota)
+    throw new Error(`rate-limit figure drift for plan ${row.plan}: SQL ${row.key_quota}, workspaceLimits ${limits.keyPerMin}`);
+  const key = counter(limits.keyPerMin, row.key_points, row.key_expire);
+  if (!key) throw new Error('the key counter was not taken');
+  return {
+    principal: { keyId: row.id, workspaceId: row.workspace_id, scopes: row.scopes.filter(isScope), limits },
+    key,
+    workspace: counter(limits.workspacePerMin, row.ws_points, row.ws_expire),
+  };
+}

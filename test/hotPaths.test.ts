@@ -1,0 +1,157 @@
+import { InterceptingCall } from '@grpc/grpc-js';
+import type { Interceptor } from '@grpc/grpc-js';
+import { Client, Connection, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { createDb } from '@svc/db';
+import type { DbHandle } from '@svc/db';
+import { createApiKey, revokeApiKey, SCOPES, startRun } from '@svc/domain';
+import { createRunLauncher } from '@svc/temporal';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { startExtraGateway } from './helpers/extraGateway';
+import type { ExtraGateway } from './helpers/extraGateway';
+import { greet } from './helpers/fixtures';
+import { apiCall } from './helpers/http';
+
+/**
+ * The hot paths in few database round trips (issue 13 item 4), counted for real: a dedicated pg
+ * pool whose every client.query (one round trip: BEGIN and COMMIT count too) is recorded, under
+ * a gateway wired exactly as main.ts wires it, and a Temporal connection whose every RPC is
+ * recorded for the Temporal side of a run start.
+ */
+
+/** A database handle on the test database that records every statement its connections send. */
+function countingDb(): { db: DbHandle; statements: string[] } {
+  const statements: string[] = [];
+  const db = createDb(process.env.DATABASE_URL!, { max: 4 });
+  db.pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { text?: string };
+      statements.push(typeof first === 'string' ? first : (first?.text ?? String(first)));
+      return query(...args);
+    };
+  });
+  return { db, statements };
+}
+
+/** Statements sent while `fn` runs. */
+async function counted<T>(statements: string[], fn: () => Promise<T>): Promise<{ value: T; sent: string[] }> {
+  const before = statements.length;
+  const value = await fn();
+  return { value, sent: statements.slice(before) };
+}
+
+let stack: TestStack;
+let key: string;
+let workspaceId: string;
+let wfId: string;
+let counting: { db: DbHandle; statements: string[] };
+let gateway: ExtraGateway;
+
+beforeAll(async () => {
+  stack = await startStack();
+  ({ key, workspaceId } = await stack.tenant());
+  wfId = (await stack.apply(workspaceId, greet)).id;
+  counting = countingDb();
+  gateway = await startExtraGateway(stack, '127.0.0.1', {}, counting.db);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await counting?.db.close();
+  await stack?.stop();
+});
+
+const api = (method: string, path: string, opts: Parameters<typeof apiCall>[3] = {}) =>
+  apiCall(gateway.url, method, path, { key, ...opts });
+
+describe('authentication and both rate-limit counters', () => {
+  it('take ONE statement per request, with the RateLimit headers as before', async () => {
+    await api('GET', '/api/v1/nope'); // the pool's first connection
+    const { value: r, sent } = await counted(counting.statements, () => api('GET', '/api/v1/nope'));
+    expect(r.status).toBe(404);
+    expect(r.headers.get('ratelimit-policy')).toBe('"key";q=600;w=60, "workspace";q=1200;w=60');
+    expect(r.headers.get('ratelimit')).toMatch(/^"key";r=598;t=\d+$/);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/api_keys[\s\S]*rate_limits/);
+  });
+
+  it('refuse a revoked key on the very next request, in that one statement', async () => {
+    const fresh = await createApiKey(stack.db.prisma, { workspaceId, name: 'revoke-me', scopes: [...SCOPES] });
+    expect((await api('GET', '/api/v1/nope', { key: fresh.key })).status).toBe(404);
+    await revokeApiKey(stack.db.prisma, fresh.id);
+    const { value: r, sent } = await counted(counting.statements, () => api('GET', '/api/v1/nope', { key: fresh.key }));
+    expect([r.status, r.body.code]).toEqual([401, 'api_key_revoked']);
+    expect(sent.filter((s) => /api_keys/.test(s))).toHaveLength(1);
+  });
+});
+
+describe('POST /workflows/{id}/runs', () => {
+  it('takes at most 4 round trips beside authentication, 3 once the version is cached', async () => {
+    const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-count' });
+    const cold = await counted(counting.statements, () =>
+      api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'a' } } }),
+    );
+    expect(cold.value.status).toBe(201);
+    const warm = await counted(counting.statements, () =>
+      api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'b' } } }),
+    );
+    expect(warm.value.status).toBe(201);
+    // Authentication and rate limits: one statement; the start: lookup, write, answer (+ the pinned definition, cold).
+    expect(cold.sent).toHaveLength(1 + 4);
+    expect(cold.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(1);
+    expect(warm.sent).toHaveLength(1 + 3);
+    expect(warm.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(0);
+    const replay = await counted(counting.statements, () =>
+      api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'c' } }, headers: { 'idempotency-key': 'count-me' } }),
+    );
+    expect(replay.value.status).toBe(201);
+    expect(replay.sent).toHaveLength(1 + 3);
+  });
+});
+
+describe('the Temporal side of a run start', () => {
+  let rpcs: string[];
+  let client: Client;
+  let connection: Connection;
+
+  beforeAll(async () => {
+    rpcs = [];
+    const record: Interceptor = (options, nextCall) => {
+      rpcs.push(String(options.method_definition.path).split('/').pop());
+      return new InterceptingCall(nextCall(options));
+    };
+    connection = await Connection.connect({
+      address: process.env.TEMPORAL_ADDRESS!,
+      interceptors: [record, makeGrpcRetryInterceptor({ retryableDecider: () => false, delayFunction: () => 0 })],
+    });
+    client = new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE });
+  });
+  afterAll(async () => {
+    await connection?.close();
+  });
+
+  const startWith = (input: Record<string, unknown>, wait?: { timeoutMs: number }) =>
+    startRun(
+      { prisma: counting.db.prisma, launcher: createRunLauncher({ client, taskQueue: stack.taskQueue }) },
+      { workspaceId, workflowId: wfId, input, body: { input, wait: !!wait }, trigger: 'api', wait },
+    );
+
+  it('is one StartWorkflowExecution without wait', async () => {
+    rpcs.length = 0;
+    const { run } = await startWith({ name: 'plain' });
+    expect(run.id).toMatch(/^run_/);
+    expect(rpcs).toEqual(['StartWorkflowExecution']);
+  });
+
+  it('is one update-with-start (ExecuteMultiOperation) with wait: true, which returns the settled run', async () => {
+    await startWith({ name: 'warm' }, { timeoutMs: 25_000 });
+    rpcs.length = 0;
+    const { value, sent } = await counted(counting.statements, () => startWith({ name: 'wait' }, { timeoutMs: 25_000 }));
+    expect(value.run.status).toBe('succeeded');
+    expect(value.run.output).toEqual({ greeting: 'hello wait' });
+    expect(rpcs[0]).toBe('ExecuteMultiOperation');
+    expect(rpcs).not.toContain('StartWorkflowExecution');
+    expect(rpcs).not.toContain('UpdateWorkflowExecution');
+    expect(sent).toHaveLength(3);
+  });
+});
