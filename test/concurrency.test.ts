@@ -255,11 +255,15 @@ describe('the queue cap (API.md §8)', () => {
     const wf = await stack.apply(workspaceId, slow(60_000, 'capped'));
     const first = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-1' } });
     expect(first.status).toBe(201);
-    // The line fills up to the cap: 999 more queued runs, written as startRun writes them.
+    await waitFor(
+      () => statuses([first.body.id]),
+      (x) => x.running === 1,
+    );
+    // The line fills up to the cap (the running one holds the slot): 1,000 queued runs, written as startRun writes them.
     await stack.db.pool.query(
       `WITH r AS (
          INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, temporal_workflow_id)
-         SELECT 'run_capfill' || g, $1, $2, 1, 'queued', '{}'::jsonb, 'api', 'run_capfill' || g FROM generate_series(1, 999) g
+         SELECT 'run_capfill' || g, $1, $2, 1, 'queued', '{}'::jsonb, 'api', 'run_capfill' || g FROM generate_series(1, 1000) g
          RETURNING id, workspace_id, seq)
        INSERT INTO run_slots (run_id, workspace_id, seq) SELECT id, workspace_id, seq FROM r`,
       [workspaceId, wf.id],

@@ -14,6 +14,7 @@ import { TERMINAL_STATUSES } from '../shared/runTypes';
 import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, StepError, TerminalRunStatus } from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
+import { commitDecision } from './run/commit';
 import { awaitReview } from './run/review';
 import { acquireSlot } from './run/slots';
 import { createRunState } from './run/state';
@@ -102,7 +103,10 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   async function runSteps(): Promise<{ status: RunStatus }> {
     const first = resume?.nextStep ?? 0;
     // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
-    if (!(await acquire(first))) return finish('cancelled');
+    if (!(await acquire(first))) {
+      await commitDecision();
+      return finish('cancelled');
+    }
     // The workflow commits to running before the read model says so (the first step's write):
     // a cancel validated in between is refused, never accepted for a run that then goes on.
     state.setStatus('running');
@@ -118,8 +122,9 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       if (result.status === 'failed')
         return finish('failed', { code: result.error.code, message: result.error.message, step_key: step.key });
       lastStepKey = step.key;
-      // Back in line for a slot after a review, before the next step.
-      if (step.type === 'review' && i + 1 < definition.steps.length) await acquire(i + 1);
+      // Back in line for a slot after a review, before the next step (no cancel is accepted
+      // now, but should one be, the run ends rather than go on without a slot).
+      if (step.type === 'review' && i + 1 < definition.steps.length && !(await acquire(i + 1))) return finish('cancelled');
       if (result.jumpTo) {
         const target = keys.indexOf(result.jumpTo);
         const skipped = keys.slice(i + 1, target);

@@ -1,4 +1,5 @@
 import { condition, uuid4 } from '@temporalio/workflow';
+import { commitDecision } from './commit';
 import type { ReviewStep } from '@svc/domain';
 import type { ExecuteStepInput, ExecuteStepResult, StepError } from '../../shared/runTypes';
 import { bookkeeping, notices } from './activities';
@@ -24,6 +25,12 @@ export async function awaitReview(
   notices.notifyReviewers({ reviewId }).catch(() => undefined);
 
   const decidedInTime = await condition(() => state.pending!.decision !== undefined || state.cancelRequested, step.timeout_ms);
+  // From here no message counts: a decision or cancel arriving while the outcome is recorded is refused.
+  state.pending.closing = true;
+  // An update's decision is durable only once the workflow task that accepted it is recorded;
+  // local activities run inside that task, so a task that then fails (e.g. the server wants it
+  // to see a message that arrived meanwhile) must not have written the decision already.
+  if (decidedInTime) await commitDecision();
   if (state.cancelRequested && !state.pending.decision) return { status: 'cancelled' };
 
   const expired = !decidedInTime;

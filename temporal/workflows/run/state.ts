@@ -1,5 +1,12 @@
 import { ApplicationFailure, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { cancelRunUpdate, decideReviewSignal, decideReviewUpdate, runStatusQuery, TEMPORAL_DECIDER, waitForSettleUpdate } from '../../shared/messages';
+import {
+  cancelRunUpdate,
+  decideReviewSignal,
+  decideReviewUpdate,
+  runStatusQuery,
+  TEMPORAL_DECIDER,
+  waitForSettleUpdate,
+} from '../../shared/messages';
 import type { DecideReviewInput, RunControlFailure } from '../../shared/messages';
 import { SETTLED_STATUSES, TERMINAL_STATUSES } from '../../shared/runTypes';
 import type { RunStatus } from '../../shared/runTypes';
@@ -11,7 +18,11 @@ export interface RunState {
   status: RunStatus;
   cancelRequested: boolean;
   /** The review waiting for a person, if any; `decision` is set by the first accepted decision. */
-  pending?: { reviewId: string; decision?: DecideReviewInput };
+  /**
+   * The review waiting for a person, if any: `decision` is set by the first accepted decision;
+   * `closing` once its wait is over (decided, expired or cancelled), so no later message counts.
+   */
+  pending?: { reviewId: string; decision?: DecideReviewInput; closing?: boolean };
   decidedReviews: Set<string>;
   /** Whether this run holds one of its workspace's concurrency slots (API.md §8). */
   slot: 'none' | 'waiting' | 'held';
@@ -60,9 +71,11 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
     {
       validator: () => {
         if (state.cancelRequested || state.status === 'cancelled') return;
-        if (state.pending?.decision) refuse('run_not_cancellable', 'The review was already decided; the run goes on', 'running');
+        if (state.pending?.decision || state.pending?.closing)
+          refuse('run_not_cancellable', 'The review was already decided; the run goes on', 'running');
         // An opened review counts as waiting from the moment it is recorded, as the read model says.
-        if (state.status !== 'queued' && !state.pending) refuse('run_not_cancellable', `A ${state.status} run cannot be cancelled`, state.status);
+        if (state.status !== 'queued' && !state.pending)
+          refuse('run_not_cancellable', `A ${state.status} run cannot be cancelled`, state.status);
       },
     },
   );
@@ -71,9 +84,14 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
   // accepted; otherwise (late, for another review, run cancelled) it changes nothing.
   setHandler(decideReviewSignal, (input) => {
     const { pending } = state;
-    if (!pending || pending.decision || state.cancelRequested || input?.review_id !== pending.reviewId) return;
+    if (!pending || pending.decision || pending.closing || state.cancelRequested || input?.review_id !== pending.reviewId) return;
     if (input.decision !== 'approved' && input.decision !== 'rejected') return;
-    pending.decision = { reviewId: pending.reviewId, decision: input.decision, comment: input.comment ?? null, decidedBy: TEMPORAL_DECIDER };
+    pending.decision = {
+      reviewId: pending.reviewId,
+      decision: input.decision,
+      comment: input.comment ?? null,
+      decidedBy: TEMPORAL_DECIDER,
+    };
   });
 
   setHandler(
@@ -81,15 +99,17 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
     async (input) => {
       const reviewId = state.pending!.reviewId;
       state.pending!.decision = input;
-      await condition(() => state.decidedReviews.has(reviewId));
+      await condition(() => state.decidedReviews.has(reviewId) || TERMINAL_STATUSES.includes(state.status));
+      // Should the run ever end before recording it, answer the caller rather than leave it hanging.
+      if (!state.decidedReviews.has(reviewId)) refuse('no_pending_review', 'The run ended before the decision was recorded', state.status);
       return { reviewId };
     },
     {
       validator: (input) => {
         const { pending } = state;
         const forPending = pending && (!input.reviewId || input.reviewId === pending.reviewId);
-        if (forPending && !pending.decision && !state.cancelRequested) return;
-        if (forPending && pending.decision) refuse('review_already_decided', 'This review was already decided');
+        if (forPending && !pending.decision && !pending.closing && !state.cancelRequested) return;
+        if (forPending && (pending.decision || pending.closing)) refuse('review_already_decided', 'This review was already decided');
         if (input.reviewId && state.decidedReviews.has(input.reviewId)) refuse('review_already_decided', 'This review was already decided');
         refuse('no_pending_review', 'This run has no review waiting for a decision', state.status);
       },

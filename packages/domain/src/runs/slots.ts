@@ -31,8 +31,9 @@ async function lockWorkspace(tx: Tx, workspaceId: string): Promise<number> {
 /**
  * Gives free slots to the longest-waiting runs, first come, first served, under the caller's
  * grant key (one per workflow step that frees slots, the same on every retry). Returns every
- * run let in under that key: a retried call (whose first attempt committed, then died before
- * telling them) finds them again.
+ * run let in under that key whose workflow has asked (the others find their slot when they
+ * ask): a retried call (whose first attempt committed, then died before telling them) finds
+ * them again.
  */
 async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number, grantKey: string): Promise<SlotGrant[]> {
   await tx.$executeRaw`
@@ -44,19 +45,7 @@ async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number, grantK
   return tx.$queryRaw<SlotGrant[]>`
     SELECT s.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId"
       FROM run_slots s JOIN runs r ON r.id = s.run_id
-     WHERE s.workspace_id = ${workspaceId} AND s.holding AND s.granted_by = ${grantKey}`;
-}
-
-/**
- * Puts a run in its workspace's line for a slot, in creation order: done in the transaction
- * that creates the run, so a run started earlier is always served earlier, however late its
- * workflow first asks. Again (a no-op, or a return to the line after a review) when it asks.
- */
-export async function joinSlotLine(tx: Tx, runId: string): Promise<void> {
-  await tx.$executeRaw`
-    INSERT INTO run_slots (run_id, workspace_id, seq)
-    SELECT id, workspace_id, seq FROM runs WHERE id = ${runId}
-    ON CONFLICT (run_id) DO NOTHING`;
+     WHERE s.workspace_id = ${workspaceId} AND s.holding AND s.asked AND s.granted_by = ${grantKey}`;
 }
 
 /** A workspace holds at most this many times its concurrency figure of queued runs (API.md §8). */
@@ -69,7 +58,11 @@ export const QUEUE_CAP_PER_SLOT = 1_000;
 export async function claimSlot(db: Db, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
   return db.$transaction(async (tx) => {
     const limit = await lockWorkspace(tx, args.workspaceId);
-    await joinSlotLine(tx, args.runId);
+    // In line since its creation (startRun), or again after a review: now asking.
+    await tx.$executeRaw`
+      INSERT INTO run_slots (run_id, workspace_id, seq, asked)
+      SELECT id, workspace_id, seq, true FROM runs WHERE id = ${args.runId}
+      ON CONFLICT (run_id) DO UPDATE SET asked = true WHERE NOT run_slots.asked`;
     const grants = await grantFreeSlots(tx, args.workspaceId, limit, args.grantKey);
     const own = await tx.runSlot.findUnique({ where: { runId: args.runId }, select: { holding: true } });
     return { granted: own?.holding ?? false, alsoGranted: grants.filter((g) => g.runId !== args.runId) };
