@@ -32,20 +32,23 @@ const workflowImportBans = [
   },
 ].map((ban) => ({ ...ban, allowTypeImports: true }));
 
-// The sandbox makes Date, Math.random, setTimeout and clearTimeout deterministic, so those stay
-// allowed. These are either missing there (a ReferenceError only on the path that reaches them)
-// or differ between replays.
+// The sandbox keeps Date, Math.random, setTimeout and clearTimeout deterministic, so those stay
+// allowed. These globals are missing there: a ReferenceError only on the path that reaches them.
+const missingInSandbox = (names, instead) => names.map((name) => ({ name, message: `Not in the workflow sandbox: ${instead}.` }));
 const workflowGlobalBans = [
-  ...['setInterval', 'clearInterval', 'setImmediate', 'clearImmediate'].map((name) => ({
-    name,
-    message: 'Not in the workflow sandbox: use sleep() or condition() from @temporalio/workflow.',
-  })),
-  { name: 'fetch', message: 'Network I/O belongs in an activity.' },
-  { name: 'process', message: 'Not in the workflow sandbox; the environment can differ on replay: pass values in the input.' },
-  { name: 'performance', message: 'Real time differs on replay: use Date.now(), which the sandbox makes deterministic.' },
-  { name: 'crypto', message: 'Real randomness differs on replay: use uuid4() from @temporalio/workflow.' },
-  { name: 'WeakRef', message: 'Garbage collection is not deterministic; the sandbox throws on it.' },
-  { name: 'FinalizationRegistry', message: 'Garbage collection is not deterministic; the sandbox throws on it.' },
+  ...missingInSandbox(
+    ['setInterval', 'clearInterval', 'setImmediate', 'clearImmediate'],
+    'use sleep() or condition() from @temporalio/workflow',
+  ),
+  ...missingInSandbox(['queueMicrotask'], 'use Promise.resolve().then()'),
+  ...missingInSandbox(['fetch'], 'network I/O belongs in an activity'),
+  ...missingInSandbox(['process'], 'pass what the workflow needs in its input'),
+  ...missingInSandbox(['performance'], 'use Date.now(), which replays the same'),
+  ...missingInSandbox(['crypto'], 'use uuid4() from @temporalio/workflow, which replays the same'),
+  ...missingInSandbox(['Buffer'], 'use Uint8Array with TextEncoder and TextDecoder'),
+  ...missingInSandbox(['structuredClone'], 'copy the value explicitly'),
+  // Present, but they throw: garbage collection differs between replays.
+  ...['WeakRef', 'FinalizationRegistry'].map((name) => ({ name, message: 'Garbage collection is not deterministic.' })),
 ];
 
 export default defineConfig([

@@ -36,12 +36,16 @@ describe('workflow code', () => {
     expect(await problems(line)).toEqual(['@typescript-eslint/no-restricted-imports']);
   });
 
-  test.each(['setInterval(() => {}, 10);', "void fetch('http://x');", 'process.exit(1);', 'crypto.randomUUID();'])(
-    'bans the global in %s',
-    async (line) => {
-      expect(await problems(line)).toEqual(['no-restricted-globals']);
-    },
-  );
+  test.each([
+    'setInterval(() => {}, 10);',
+    "void fetch('http://x');",
+    'process.exit(1);',
+    'crypto.randomUUID();',
+    "Buffer.from('x');",
+    'new WeakRef({});',
+  ])('bans the global in %s', async (line) => {
+    expect(await problems(line)).toEqual(['no-restricted-globals']);
+  });
 
   test('allows types from anywhere, the workflow SDK, its own modules and the sandboxed globals', async () => {
     const code = [
