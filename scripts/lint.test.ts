@@ -54,7 +54,8 @@ describe('workflow code', () => {
       "import type { RunActivities } from '../activities';",
       "import { proxyActivities, sleep } from '@temporalio/workflow';",
       "import { TERMINAL_STATUSES } from '../shared/runTypes';",
-      'export const probe = (s: StepDefinition, r: RunStatus) => [s, r, proxyActivities<RunActivities>, sleep, TERMINAL_STATUSES];',
+      "import { bookkeeping } from './run/activities';",
+      'export const probe = (s: StepDefinition, r: RunStatus) => [s, r, proxyActivities<RunActivities>, sleep, TERMINAL_STATUSES, bookkeeping];',
       'export const at = () => [Date.now(), Math.random(), setTimeout(() => {}, 1)];',
     ].join('\n');
     expect(await problems(code)).toEqual([]);
