@@ -18,7 +18,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/temporal'],
+      roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/temporal', '<rootDir>/scripts'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     },

@@ -14,7 +14,6 @@ import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 // The README's receiver example, executed as is.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { verifySvcWebhook } = require('../docs/examples/verify-webhook.js') as {
   verifySvcWebhook(raw: Buffer | string, header: unknown, secret: string, now?: number): boolean;
 };

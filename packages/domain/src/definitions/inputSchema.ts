@@ -56,7 +56,6 @@ function newAjv(schema: Record<string, unknown>) {
   else if (DRAFT_07.test($schema)) ajv = new Ajv(opts);
   else if (DRAFT_06.test($schema)) {
     ajv = new Ajv(opts);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject);
   } else {
     throw new InputSchemaError(`unsupported $schema ${JSON.stringify($schema)} (use JSON Schema 2020-12, 2019-09, draft-07 or draft-06)`);
