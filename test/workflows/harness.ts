@@ -1,0 +1,107 @@
+// Runs the real run workflow on the integration Temporal dev server, with fake activities: each
+// test gets a Worker of its own (own task queue) whose activities are jest functions.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { validateDefinition } from '@svc/domain';
+import type { RunActivities, RunWorkflowInput } from '@svc/temporal';
+import { quietTemporalLogs } from '../helpers/stack';
+
+type Activity = keyof RunActivities;
+export type Fakes = Record<Activity, jest.Mock>;
+
+/** What the fakes answer unless a test says otherwise: every step succeeds, every slot is free. */
+const DEFAULTS: Record<Activity, (args: any) => Promise<unknown>> = {
+  claimSlot: async () => ({ granted: true }),
+  reclaimSlots: async () => ({ reclaimed: 0 }),
+  beginStep: async () => ({ skipped: false }),
+  executeStep: async () => ({ status: 'succeeded' }),
+  openReview: async () => ({ skipped: false }),
+  notifyReviewers: async () => ({ sent: 1 }),
+  resolveReview: async (a) => ({
+    decision: a.decision,
+    decided_by: a.decidedBy,
+    decided_at: '2026-01-01T00:00:00.000Z',
+    comment: a.comment,
+  }),
+  finishStep: async () => undefined,
+  skipSteps: async () => undefined,
+  finishRun: async (a) => ({ status: a.status }),
+};
+
+export interface WorkerContext {
+  client: Client;
+  fakes: Fakes;
+  /** Names of the activities called, in order (the mail to reviewers left out: it runs beside the run). */
+  calls: () => Activity[];
+  /** Starts runWorkflow for this definition document; the workflow id is the run id. */
+  start(document: unknown): Promise<WorkflowHandle>;
+}
+
+export function workflowHarness() {
+  let code: string;
+  let connection: NativeConnection;
+  let clientConnection: Connection;
+  let client: Client;
+  beforeAll(async () => {
+    quietTemporalLogs();
+    const workflowsPath = path.resolve(__dirname, '../../temporal/workflows/index.ts');
+    ({ code } = await bundleWorkflowCode({
+      workflowsPath,
+      logger: { info() {}, debug() {}, trace() {}, warn() {}, error: console.error, log() {} },
+    }));
+    connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    client = new Client({ connection: clientConnection, namespace: process.env.TEMPORAL_NAMESPACE });
+  });
+  afterAll(async () => {
+    await clientConnection?.close();
+    await connection?.close();
+  });
+
+  /** Runs `body` while a worker with these fake activity implementations serves its task queue. */
+  async function withWorker<T>(impl: Partial<typeof DEFAULTS>, body: (ctx: WorkerContext) => Promise<T>): Promise<T> {
+    const taskQueue = `wf-unit-${randomBytes(4).toString('hex')}`;
+    const order: Activity[] = [];
+    const fakes = {} as Fakes;
+    for (const name of Object.keys(DEFAULTS) as Activity[]) {
+      fakes[name] = jest.fn(async (args: unknown) => {
+        order.push(name);
+        return (impl[name] ?? DEFAULTS[name])(args);
+      });
+    }
+    const worker = await Worker.create({
+      connection,
+      namespace: process.env.TEMPORAL_NAMESPACE,
+      taskQueue,
+      workflowBundle: { code },
+      activities: fakes,
+    });
+    const start = async (document: unknown) => {
+      const runId = `run_${randomBytes(12).toString('hex')}`;
+      const input: RunWorkflowInput = {
+        runId,
+        temporalWorkflowId: runId,
+        workspaceId: 'ws_unit',
+        workflowId: 'wf_unit',
+        workflowVersion: 1,
+        definition: validateDefinition(document),
+      };
+      return client.workflow.start('runWorkflow', { taskQueue, workflowId: runId, args: [input] });
+    };
+    const calls = () => order.filter((n) => n !== 'notifyReviewers');
+    return worker.runUntil(body({ client, fakes, calls, start }));
+  }
+  return { withWorker };
+}
+
+/** The history's event types, by name without the EVENT_TYPE_ prefix. */
+export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return history.events!.map((e) => temporal.api.enums.v1.EventType[e.eventType!].replace('EVENT_TYPE_', ''));
+}
+
+export const count = (types: string[], type: string) => types.filter((t) => t === type).length;
