@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { validateDefinition } from '@svc/domain';
@@ -38,7 +38,7 @@ export interface WorkerContext {
   /** Names of the activities called, in order (the mail to reviewers left out: it runs beside the run). */
   calls: () => Activity[];
   /** Starts runWorkflow for this definition document; the workflow id is the run id. */
-  start(document: unknown): Promise<WorkflowHandle>;
+  start(document: unknown): Promise<WorkflowHandleWithFirstExecutionRunId>;
 }
 
 export function workflowHarness() {
