@@ -9,7 +9,7 @@ type History = temporal.api.history.v1.IHistory;
 // "type must be a Type".
 
 export function writeHistory(file: string, history: History): void {
-  writeFileSync(file, `${JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON(), null, 1)}\n`);
+  writeFileSync(file, `${JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON())}\n`);
 }
 
 export function readHistory(file: string): temporal.api.history.v1.History {

@@ -7,6 +7,7 @@ import { json, startEchoServer } from '../helpers/echoServer';
 import { waitFor } from '../helpers/fixtures';
 import { startHttpsReceiver, testCertificate } from '../helpers/httpsReceiver';
 import { startStack } from '../helpers/stack';
+import { growHistory } from '../workflows/harness';
 import type { TestStack } from '../helpers/stack';
 import { writeHistory } from './historyFile';
 
@@ -40,8 +41,9 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function save(shape: string, workflowId: string): Promise<void> {
-  const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+/** Records the history of the workflow's latest execution, or of the one given. */
+async function save(shape: string, workflowId: string, runId?: string): Promise<void> {
+  const history = await stack.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
   writeHistory(path.join(HISTORIES, `${shape}.json`), history);
 }
 
@@ -138,7 +140,7 @@ it('delivery: the webhook of a run', async () => {
   await record('delivery', deliveryWorkflowId(delivery!.id, 0));
 });
 
-it('cancel-queued, queued-granted and slot-reconciler: one slot held by a delay', async () => {
+it('cancel-queued, queued-continued-as-new, queued-granted and slot-reconciler: one slot held by a delay', async () => {
   const limited = await stack.tenant({ limits: { concurrency: 1 } });
   const holder = await start({ name: 'Holder', slug: 'holder', steps: [{ key: 'wait', type: 'delay', duration: '10m' }] }, {}, limited);
   await waitFor(
@@ -152,9 +154,14 @@ it('cancel-queued, queued-granted and slot-reconciler: one slot held by a delay'
   expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
   await record('cancel-queued', cancelled.id);
 
-  // A holder ended from outside keeps its slot until the reconciler hands it on.
+  // A run queued so long that its history passed QUEUED_HISTORY_LIMIT goes on as a new execution.
   const granted = await start(queued, {}, limited);
   expect(granted.status).toBe('queued');
+  const { runId: firstExecution } = await stack.temporal.workflow.getHandle(granted.id).describe();
+  await growHistory(stack.temporal.workflow.getHandle(granted.id, firstExecution));
+  await save('queued-continued-as-new', granted.id, firstExecution);
+
+  // A holder ended from outside keeps its slot until the reconciler hands it on.
   await stack.temporal.workflow.getHandle(holder.id).terminate('recording the reconciler');
   const reconciler = `record-reconciler-${Date.now()}`;
   const result = await stack.temporal.workflow.execute('slotReconcilerWorkflow', { taskQueue: stack.taskQueue, workflowId: reconciler });

@@ -3,8 +3,9 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { quietTemporalLogs } from '../helpers/stack';
+import { bundleWorkflows } from '../helpers/workflowBundle';
 import { readHistory } from './historyFile';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -14,6 +15,7 @@ const SHAPES = [
   'condition-jump',
   'delivery',
   'http-retries',
+  'queued-continued-as-new',
   'queued-granted',
   'review-approved',
   'review-expired',
@@ -22,14 +24,7 @@ const SHAPES = [
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));
 
-/** Bundles workflow source as the worker would run it (the SDK's bundler compiles the TypeScript). */
-async function bundle(workflowsPath: string) {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath,
-    logger: { info() {}, debug() {}, trace() {}, warn() {}, error: console.error, log() {} },
-  });
-  return { workflowBundle: { code } };
-}
+const bundle = async (workflowsPath: string) => ({ workflowBundle: { code: await bundleWorkflows(workflowsPath) } });
 const replay = async (workflowsPath: string, shape: string) => Worker.runReplayHistory(await bundle(workflowsPath), history(shape), shape);
 
 let current: Awaited<ReturnType<typeof bundle>>;

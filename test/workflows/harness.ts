@@ -5,10 +5,13 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { validateDefinition } from '@svc/domain';
+import { waitForSettleUpdate } from '@svc/temporal';
 import type { RunActivities, RunWorkflowInput } from '@svc/temporal';
+import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
 import { quietTemporalLogs } from '../helpers/stack';
+import { bundleWorkflows } from '../helpers/workflowBundle';
 
 type Activity = keyof RunActivities;
 export type Fakes = Record<Activity, jest.Mock>;
@@ -49,10 +52,7 @@ export function workflowHarness() {
   beforeAll(async () => {
     quietTemporalLogs();
     const workflowsPath = path.resolve(__dirname, '../../temporal/workflows/index.ts');
-    ({ code } = await bundleWorkflowCode({
-      workflowsPath,
-      logger: { info() {}, debug() {}, trace() {}, warn() {}, error: console.error, log() {} },
-    }));
+    code = await bundleWorkflows(workflowsPath);
     connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     client = new Client({ connection: clientConnection, namespace: process.env.TEMPORAL_NAMESPACE });
@@ -105,3 +105,23 @@ export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
 }
 
 export const count = (types: string[], type: string) => types.filter((t) => t === type).length;
+
+/**
+ * Grows a queued run's history with waits that time out (each adds at most 10 events) until
+ * it continues as new; returns how many were sent. A batch never reaches the limit while part
+ * of it may still be on its way, and the last few go one at a time: the continue-as-new then
+ * happens in the workflow task that completes one, so no wait is ever sent to a closed run.
+ */
+export async function growHistory(run: WorkflowHandle): Promise<number> {
+  let sent = 0;
+  for (;;) {
+    const { status, historyLength } = await run.describe();
+    if (status.name !== 'RUNNING') return sent;
+    const batch = Math.max(1, Math.min(10, Math.floor((QUEUED_HISTORY_LIMIT - historyLength) / 10)));
+    const answers = await Promise.all(
+      Array.from({ length: batch }, () => run.executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: 1 }] })),
+    );
+    expect(answers).toEqual(Array(batch).fill('queued'));
+    sent += batch;
+  }
+}

@@ -1,10 +1,10 @@
 // runWorkflow with fake activities: a run waiting for a concurrency slot (temporal/workflows/run/slots.ts).
 import type { WorkflowHandle } from '@temporalio/client';
-import { cancelRunUpdate, runStatusQuery, waitForSettleUpdate } from '@svc/temporal';
+import { cancelRunUpdate, runStatusQuery } from '@svc/temporal';
 import { slotGrantedSignal } from '../../temporal/shared/slots';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
 import { waitFor } from '../helpers/fixtures';
-import { count, eventTypes, workflowHarness } from './harness';
+import { count, eventTypes, growHistory, workflowHarness } from './harness';
 import type { Fakes } from './harness';
 
 const { withWorker } = workflowHarness();
@@ -24,26 +24,6 @@ async function queued(handle: WorkflowHandle, fakes: Fakes): Promise<string[]> {
     () => eventTypes(handle),
     (types) => types.includes('MARKER_RECORDED'),
   );
-}
-
-/**
- * Grows a queued run's history with waits that time out (each adds at most 10 events) until
- * it continues as new; returns how many were sent. A batch never reaches the limit while part
- * of it may still be on its way, and the last few go one at a time: the continue-as-new then
- * happens in the workflow task that completes one, so no wait is ever sent to a closed run.
- */
-async function growHistory(run: WorkflowHandle): Promise<number> {
-  let sent = 0;
-  for (;;) {
-    const { status, historyLength } = await run.describe();
-    if (status.name !== 'RUNNING') return sent;
-    const batch = Math.max(1, Math.min(10, Math.floor((QUEUED_HISTORY_LIMIT - historyLength) / 10)));
-    const answers = await Promise.all(
-      Array.from({ length: batch }, () => run.executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: 1 }] })),
-    );
-    expect(answers).toEqual(Array(batch).fill('queued'));
-    sent += batch;
-  }
 }
 
 describe('runWorkflow waiting for a slot (fake activities)', () => {
