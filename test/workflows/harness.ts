@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { validateDefinition } from '@svc/domain';
 import { waitForSettleUpdate } from '@svc/temporal';
 import type { RunActivities, RunWorkflowInput } from '@svc/temporal';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
+export { historyShape } from '../../apps/bench/src/history';
 import { quietTemporalLogs } from '../helpers/stack';
 import { bundleWorkflows } from '../helpers/workflowBundle';
 
@@ -97,14 +97,6 @@ export function workflowHarness() {
   }
   return { withWorker };
 }
-
-/** The history's event types, by name without the EVENT_TYPE_ prefix. */
-export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
-  const history = await handle.fetchHistory();
-  return history.events!.map((e) => temporal.api.enums.v1.EventType[e.eventType!].replace('EVENT_TYPE_', ''));
-}
-
-export const count = (types: string[], type: string) => types.filter((t) => t === type).length;
 
 /**
  * Grows a queued run's history with waits that time out (each adds at most 10 events) until

@@ -1,10 +1,10 @@
 // runWorkflow with fake activities: a run waiting for a concurrency slot (temporal/workflows/run/slots.ts).
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { cancelRunUpdate, runStatusQuery } from '@svc/temporal';
 import { slotGrantedSignal } from '../../temporal/shared/slots';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
 import { waitFor } from '../helpers/fixtures';
-import { count, eventTypes, growHistory, workflowHarness } from './harness';
+import { growHistory, historyShape, workflowHarness } from './harness';
 import type { Fakes } from './harness';
 
 const { withWorker } = workflowHarness();
@@ -18,31 +18,31 @@ const claims = (fakes: Fakes, n: number) =>
   );
 
 /** The run's history once it has asked for a slot and that workflow task is recorded. */
-async function queued(handle: WorkflowHandle, fakes: Fakes): Promise<string[]> {
+async function queued(client: Client, handle: WorkflowHandle, fakes: Fakes) {
   await claims(fakes, 1);
   return waitFor(
-    () => eventTypes(handle),
-    (types) => types.includes('MARKER_RECORDED'),
+    () => historyShape(client, handle.workflowId),
+    (shape) => shape.localActivities === 1,
   );
 }
 
 describe('runWorkflow waiting for a slot (fake activities)', () => {
   it('waits for the slotGranted signal, with no timer in its history, then runs', async () => {
-    await withWorker(noSlot, async ({ start, calls, fakes }) => {
+    await withWorker(noSlot, async ({ client, start, calls, fakes }) => {
       const handle = await start(oneStep);
-      expect(count(await queued(handle, fakes), 'TIMER_STARTED')).toBe(0);
+      expect((await queued(client, handle, fakes)).timers).toBe(0);
       expect(await handle.query(runStatusQuery)).toBe('queued');
       await handle.signal(slotGrantedSignal);
       expect(await handle.result()).toEqual({ status: 'succeeded' });
       expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
-      expect(count(await eventTypes(handle), 'TIMER_STARTED')).toBe(0);
+      expect((await historyShape(client, handle.workflowId)).timers).toBe(0);
     });
   });
 
   it('ends a queued run cancelled, before any step, when a cancel is accepted', async () => {
-    await withWorker(noSlot, async ({ start, calls, fakes }) => {
+    await withWorker(noSlot, async ({ client, start, calls, fakes }) => {
       const handle = await start(oneStep);
-      await queued(handle, fakes);
+      await queued(client, handle, fakes);
       expect(await handle.executeUpdate(cancelRunUpdate)).toBe('cancelled');
       expect(await handle.result()).toEqual({ status: 'cancelled' });
       expect(calls()).toEqual(['claimSlot', 'finishRun']);
@@ -53,7 +53,7 @@ describe('runWorkflow waiting for a slot (fake activities)', () => {
   it('continues as new once its history passes QUEUED_HISTORY_LIMIT, and the next execution takes the grant', async () => {
     await withWorker(noSlot, async ({ client, start, calls, fakes }) => {
       const handle = await start(oneStep);
-      await queued(handle, fakes);
+      await queued(client, handle, fakes);
       const first = client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
       const updates = await growHistory(first);
       const ended = await first.describe();
