@@ -7,7 +7,7 @@ import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@tem
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { validateDefinition } from '@svc/domain';
 import { waitForSettleUpdate } from '@svc/temporal';
-import type { RunActivities, RunWorkflowInput } from '@svc/temporal';
+import type { RunActivities, RunStatus, RunWorkflowInput } from '@svc/temporal';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
 export { historyShape } from '../../apps/bench/src/history';
 import { quietTemporalLogs } from '../helpers/stack';
@@ -99,12 +99,12 @@ export function workflowHarness() {
 }
 
 /**
- * Grows a queued run's history with waits that time out (each adds at most 10 events) until
+ * Grows the history of a run waiting for a slot with waits that time out (each adds at most 10 events) until
  * it continues as new; returns how many were sent. A batch never reaches the limit while part
  * of it may still be on its way, and the last few go one at a time: the continue-as-new then
  * happens in the workflow task that completes one, so no wait is ever sent to a closed run.
  */
-export async function growHistory(run: WorkflowHandle): Promise<number> {
+export async function growHistory(run: WorkflowHandle, answer: RunStatus = 'queued'): Promise<number> {
   let sent = 0;
   for (;;) {
     const { status, historyLength } = await run.describe();
@@ -113,7 +113,7 @@ export async function growHistory(run: WorkflowHandle): Promise<number> {
     const answers = await Promise.all(
       Array.from({ length: batch }, () => run.executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: 1 }] })),
     );
-    expect(answers).toEqual(Array(batch).fill('queued'));
+    expect(answers).toEqual(Array(batch).fill(answer));
     sent += batch;
   }
 }

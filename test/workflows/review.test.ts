@@ -1,6 +1,9 @@
 // runWorkflow with fake activities: a review step (temporal/workflows/run/review.ts).
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { decideReviewUpdate, runStatusQuery, waitForSettleUpdate } from '@svc/temporal';
-import { workflowHarness } from './harness';
+import { slotGrantedSignal } from '../../temporal/shared/slots';
+import { waitFor } from '../helpers/fixtures';
+import { growHistory, workflowHarness } from './harness';
 
 const { withWorker } = workflowHarness();
 const flow = (review: Record<string, unknown> = {}) => ({
@@ -54,6 +57,44 @@ describe('runWorkflow review steps (fake activities)', () => {
       expect(fakes.finishStep).toHaveBeenCalledWith(expect.objectContaining({ stepKey: 'approve', status: 'failed', error }));
       expect(fakes.finishRun).toHaveBeenCalledWith(expect.objectContaining({ status: 'failed', error: { ...error, step_key: 'approve' } }));
       expect(await handle.query(runStatusQuery)).toBe('failed');
+    });
+  });
+
+  it('a run that waits long for a slot after its review continues as new from the next step', async () => {
+    let claimsMade = 0;
+    const firstClaimOnly = async () => ({ granted: claimsMade++ === 0 });
+    await withWorker({ claimSlot: firstClaimOnly }, async ({ client, start, calls, fakes }) => {
+      const handle = await start(flow());
+      expect(await handle.executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: 30_000 }] })).toBe('waiting_for_review');
+      const { reviewId } = await handle.executeUpdate(decideReviewUpdate, { args: [{ decision: 'approved' }] });
+      await waitFor(
+        async () => claimsMade,
+        (n) => n === 2,
+      );
+      await growHistory(client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), 'running');
+
+      await waitFor(
+        async () => claimsMade,
+        (n) => n === 3,
+      );
+      const latest = client.workflow.getHandle(handle.workflowId);
+      const again = latest.executeUpdate(decideReviewUpdate, { args: [{ reviewId, decision: 'rejected' }] });
+      await expect(again).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+      await expect(again).rejects.toMatchObject({ cause: { type: 'review_already_decided' } });
+      await latest.signal(slotGrantedSignal);
+      expect(await handle.result()).toEqual({ status: 'succeeded' });
+      expect(calls()).toEqual([
+        'claimSlot',
+        'openReview',
+        'resolveReview',
+        'finishStep',
+        'claimSlot',
+        'claimSlot',
+        'executeStep',
+        'finishRun',
+      ]);
+      expect(fakes.executeStep.mock.calls.map(([a]) => a.step.key)).toEqual(['pay']);
+      expect(fakes.finishRun).toHaveBeenCalledWith(expect.objectContaining({ status: 'succeeded', lastStepKey: 'pay' }));
     });
   });
 });
