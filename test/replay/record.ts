@@ -17,16 +17,20 @@ let echo: Awaited<ReturnType<typeof startEchoServer>>;
 let receiver: Awaited<ReturnType<typeof startHttpsReceiver>>;
 let tenant: { workspaceId: string; key: string };
 let failuresLeft = 0;
+/** Answers the request the slot holder's http step is waiting on. */
+let releaseHolder = () => {};
 
 beforeAll(async () => {
   stack = await startStack({
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     OUTBOUND_CA_FILE: testCertificate().certFile,
-    // The reconciler is run by hand below, not by its Schedule.
-    SLOT_RECONCILE_INTERVAL_MS: '3600000',
   });
   tenant = await stack.tenant();
   echo = await startEchoServer((req, res) => {
+    if (req.url === '/hold') {
+      releaseHolder = () => json(res, 200, { held: true });
+      return;
+    }
     if (failuresLeft > 0) {
       failuresLeft--;
       return json(res, 503, { error: 'try later' });
@@ -140,9 +144,13 @@ it('delivery: the webhook of a run', async () => {
   await record('delivery', deliveryWorkflowId(delivery!.id, 0));
 });
 
-it('cancel-queued, queued-continued-as-new, queued-granted and slot-reconciler: one slot held by a delay', async () => {
+it('cancel-queued, queued-continued-as-new and queued-granted: one slot, held by a long http request', async () => {
   const limited = await stack.tenant({ limits: { concurrency: 1 } });
-  const holder = await start({ name: 'Holder', slug: 'holder', steps: [{ key: 'wait', type: 'delay', duration: '10m' }] }, {}, limited);
+  const holder = await start(
+    { name: 'Holder', slug: 'holder', steps: [{ key: 'hold', type: 'http', url: `${echo.url}/hold`, timeout: '5m' }] },
+    {},
+    limited,
+  );
   await waitFor(
     () => stack.api('GET', `/api/v1/runs/${holder.id}`, { key: limited.key }),
     (x) => x.body.steps[0].status === 'running',
@@ -154,18 +162,14 @@ it('cancel-queued, queued-continued-as-new, queued-granted and slot-reconciler: 
   expect([c.status, c.body.status]).toEqual([200, 'cancelled']);
   await record('cancel-queued', cancelled.id);
 
-  // A run queued so long that its history passed QUEUED_HISTORY_LIMIT goes on as a new execution.
+  // A run queued so long that its history passed QUEUED_HISTORY_LIMIT goes on as a new execution,
+  // which the holder's end then lets in.
   const granted = await start(queued, {}, limited);
   expect(granted.status).toBe('queued');
   const { runId: firstExecution } = await stack.temporal.workflow.getHandle(granted.id).describe();
   await growHistory(stack.temporal.workflow.getHandle(granted.id, firstExecution));
   await save('queued-continued-as-new', granted.id, firstExecution);
-
-  // A holder ended from outside keeps its slot until the reconciler hands it on.
-  await stack.temporal.workflow.getHandle(holder.id).terminate('recording the reconciler');
-  const reconciler = `record-reconciler-${Date.now()}`;
-  const result = await stack.temporal.workflow.execute('slotReconcilerWorkflow', { taskQueue: stack.taskQueue, workflowId: reconciler });
-  expect(result).toEqual({ reclaimed: 1 });
-  await save('slot-reconciler', reconciler);
+  releaseHolder();
   await record('queued-granted', granted.id);
+  expect(await stack.temporal.workflow.getHandle(holder.id).result()).toEqual({ status: 'succeeded' });
 });

@@ -19,7 +19,6 @@ const SHAPES = [
   'queued-granted',
   'review-approved',
   'review-expired',
-  'slot-reconciler',
   'transform',
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));

@@ -13,13 +13,12 @@ export { historyShape } from '../../apps/bench/src/history';
 import { quietTemporalLogs } from '../helpers/stack';
 import { bundleWorkflows } from '../helpers/workflowBundle';
 
-type Activity = keyof RunActivities;
-export type Fakes = Record<Activity, jest.Mock>;
-
-/** What the fakes answer unless a test says otherwise: every step succeeds, every slot is free. */
-const DEFAULTS: Record<Activity, (args: any) => Promise<unknown>> = {
+/**
+ * The activities the run workflow calls, and what their fakes answer unless a test says
+ * otherwise: every step succeeds, every slot is free.
+ */
+const DEFAULTS = {
   claimSlot: async () => ({ granted: true }),
-  reclaimSlots: async () => ({ reclaimed: 0 }),
   beginStep: async () => ({ skipped: false }),
   executeStep: async () => ({ status: 'succeeded' }),
   openReview: async () => ({ skipped: false }),
@@ -33,7 +32,9 @@ const DEFAULTS: Record<Activity, (args: any) => Promise<unknown>> = {
   finishStep: async () => undefined,
   skipSteps: async () => undefined,
   finishRun: async (a) => ({ status: a.status }),
-};
+} satisfies Partial<Record<keyof RunActivities, (args: any) => Promise<unknown>>>;
+type Activity = keyof typeof DEFAULTS;
+export type Fakes = Record<Activity, jest.Mock>;
 
 export interface WorkerContext {
   client: Client;
@@ -63,7 +64,10 @@ export function workflowHarness() {
   });
 
   /** Runs `body` while a worker with these fake activity implementations serves its task queue. */
-  async function withWorker<T>(impl: Partial<typeof DEFAULTS>, body: (ctx: WorkerContext) => Promise<T>): Promise<T> {
+  async function withWorker<T>(
+    impl: Partial<Record<Activity, (args: any) => Promise<unknown>>>,
+    body: (ctx: WorkerContext) => Promise<T>,
+  ): Promise<T> {
     const taskQueue = `wf-unit-${randomBytes(4).toString('hex')}`;
     const order: Activity[] = [];
     const fakes = {} as Fakes;
