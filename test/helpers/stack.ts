@@ -59,7 +59,7 @@ async function workflowBundlePath(): Promise<string> {
   return file;
 }
 
-function quietTemporalLogs() {
+export function quietTemporalLogs() {
   try {
     // Expected activity retries would otherwise flood the test output.
     Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'ERROR') ?? 'ERROR') });
