@@ -3,7 +3,7 @@ import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
-import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay } from '@svc/temporal';
+import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay, STEP_DURATION_BUCKETS } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
 
 async function main(): Promise<void> {
@@ -19,6 +19,16 @@ async function main(): Promise<void> {
   };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
+    // One Prometheus endpoint: the SDK's metrics and svc's own (created on this Runtime's meter).
+    telemetryOptions: {
+      metrics: {
+        prometheus: {
+          bindAddress: config.WORKER_METRICS_ADDRESS,
+          useSecondsForDurations: true,
+          histogramBucketOverrides: { svc_step_duration_seconds: STEP_DURATION_BUCKETS },
+        },
+      },
+    },
   });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
@@ -55,7 +65,12 @@ async function main(): Promise<void> {
   });
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+      namespace: config.TEMPORAL_NAMESPACE,
+      metrics: `http://${config.WORKER_METRICS_ADDRESS}/metrics`,
+    },
     'worker running',
   );
   signalReady();

@@ -59,7 +59,13 @@ const jsonb = (v: unknown): string | null => (v === undefined || v === null ? nu
  * change with the event it raises in the same transaction (the outbox). Every write is
  * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
  */
-export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
+export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRunStarted?: () => void }) {
+  /** A step write whose CTE `run` moves a still-queued run to running: reports that move (once per run). */
+  async function noteStart(write: Promise<Array<{ started: number }>>): Promise<void> {
+    const [{ started }] = await write;
+    if (started > 0) opts.onRunStarted?.();
+  }
+
   /** Records an event (payload: the run or review as the API shows it, read in the same transaction). */
   async function publishIn(
     tx: Tx,
@@ -91,12 +97,13 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
 
     /** A step starts an attempt; the run's first step also moves the run to running. */
     async startStep(runId: string, stepKey: string, attempt: number): Promise<void> {
-      await prisma.$executeRaw`
+      await noteStart(prisma.$queryRaw`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
-                      WHERE id = ${runId} AND status = 'queued')
-        UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
+                      WHERE id = ${runId} AND status = 'queued' RETURNING 1),
+        step AS (UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
                started_at = COALESCE(started_at, now()), error = NULL
-         WHERE run_id = ${runId} AND key = ${stepKey}`;
+         WHERE run_id = ${runId} AND key = ${stepKey})
+        SELECT count(*)::int AS started FROM run`);
     },
 
     async stepAttemptFailed(runId: string, stepKey: string, error: StepError): Promise<void> {
@@ -105,13 +112,14 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
 
     /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
     async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
-      await prisma.$executeRaw`
+      await noteStart(prisma.$queryRaw`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
-                      WHERE id = ${runId} AND status = 'queued')
-        UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
+                      WHERE id = ${runId} AND status = 'queued' RETURNING 1),
+        step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
                started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
                output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
-         WHERE run_id = ${runId} AND key = ${stepKey}`;
+         WHERE run_id = ${runId} AND key = ${stepKey})
+        SELECT count(*)::int AS started FROM run`);
     },
 
     /** Steps passed over by a condition's jump. */
