@@ -3,8 +3,9 @@ import { createDb } from '@svc/db';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
-import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay, STEP_DURATION_BUCKETS } from '@svc/temporal';
+import { connectTemporalClient, createWebhookRuntime, ensureSlotReconciler, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
+import { prometheusTelemetry } from './telemetry';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
@@ -19,16 +20,7 @@ async function main(): Promise<void> {
   };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
-    // One Prometheus endpoint: the SDK's metrics and svc's own (created on this Runtime's meter).
-    telemetryOptions: {
-      metrics: {
-        prometheus: {
-          bindAddress: config.WORKER_METRICS_ADDRESS,
-          useSecondsForDurations: true,
-          histogramBucketOverrides: { svc_step_duration_seconds: STEP_DURATION_BUCKETS },
-        },
-      },
-    },
+    telemetryOptions: prometheusTelemetry(config.WORKER_METRICS_ADDRESS),
   });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
