@@ -119,7 +119,9 @@ describe('svc runs', () => {
     const done = await startRun((await stack.apply(workspaceId, { ...greet, slug: 'greet-done' })).id);
     const refused = await svc('runs', 'cancel', done.id);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe('error: Only queued runs and runs waiting for review can be cancelled; this run is succeeded (run_not_cancellable)');
+    expect(refused.stderr.trim()).toBe(
+      'error: Only queued runs and runs waiting for review can be cancelled; this run is succeeded (run_not_cancellable)',
+    );
     const refusedJson = await svc('runs', 'cancel', done.id, '--json');
     expect(JSON.parse(refusedJson.stderr).error.code).toBe('run_not_cancellable');
     expect((await stack.api('GET', `/api/v1/runs/${done.id}`, { key })).body.status).toBe('succeeded');

@@ -46,13 +46,20 @@ describe('worker metrics', () => {
         slug: 'blocks',
         steps: [{ key: 'call', type: 'http', method: 'GET', url: `${server.url}/block`, timeout: '60s' }],
       });
-      const hook = await stack.api('POST', '/api/v1/webhook-endpoints', { key, body: { url: `${server.url}/hook`, event_types: ['run.succeeded'] } });
+      const hook = await stack.api('POST', '/api/v1/webhook-endpoints', {
+        key,
+        body: { url: `${server.url}/hook`, event_types: ['run.succeeded'] },
+      });
       expect(hook.status).toBe(201);
 
       // Only the spawned worker process serves the task queues, with its own metrics port.
       await stack.stopWorker();
       const port = await findFreePort(19464);
-      worker = await spawnApp('worker', { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info' }, /worker running/);
+      worker = await spawnApp(
+        'worker',
+        { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info' },
+        /worker running/,
+      );
       const scrape = async () => {
         const res = await fetch(`http://127.0.0.1:${port}/metrics`);
         expect(res.status).toBe(200);
@@ -66,10 +73,16 @@ describe('worker metrics', () => {
         ids.push(r.body.id);
       }
       // The first run holds the one slot in its http step; the second waits in line.
-      await waitFor(() => Promise.resolve(held.length), (n) => n === 1);
+      await waitFor(
+        () => Promise.resolve(held.length),
+        (n) => n === 1,
+      );
       await waitFor(scrape, (t) => (series(t, 'svc_runs_queued') ?? 0) >= 1, 20_000);
       held.shift()!.writeHead(200).end('one');
-      await waitFor(() => Promise.resolve(held.length), (n) => n === 1);
+      await waitFor(
+        () => Promise.resolve(held.length),
+        (n) => n === 1,
+      );
       held.shift()!.writeHead(200).end('two');
       await waitFor(
         () => stack.db.prisma.run.findMany({ where: { id: { in: ids } } }),

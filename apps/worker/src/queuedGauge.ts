@@ -10,7 +10,10 @@ const SAMPLE_INTERVAL_MS = 5_000;
  */
 export function sampleQueuedRuns(prisma: Db, metrics: SvcMetrics, onError: (err: Error) => void): () => void {
   const sample = () =>
-    prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM run_slots WHERE NOT holding`.then(([{ n }]) => metrics.setQueued(n), onError);
+    prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM run_slots WHERE NOT holding`.then(
+      ([{ n }]) => metrics.setQueued(n),
+      onError,
+    );
   void sample();
   const timer = setInterval(sample, SAMPLE_INTERVAL_MS);
   timer.unref();

@@ -8,7 +8,11 @@ import { STEP_DURATION_BUCKETS } from '@svc/temporal';
 export function prometheusTelemetry(bindAddress: string): TelemetryOptions {
   return {
     metrics: {
-      prometheus: { bindAddress, useSecondsForDurations: true, histogramBucketOverrides: { svc_step_duration_seconds: STEP_DURATION_BUCKETS } },
+      prometheus: {
+        bindAddress,
+        useSecondsForDurations: true,
+        histogramBucketOverrides: { svc_step_duration_seconds: STEP_DURATION_BUCKETS },
+      },
     },
   };
 }

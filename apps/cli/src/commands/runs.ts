@@ -57,7 +57,11 @@ export function registerRuns(program: Command, run: Run): void {
         async (ctx) => {
           if (o.workflow) await findWorkflow(ctx.db.prisma, o.workspace, o.workflow);
           const rows = await ctx.db.prisma.run.findMany({
-            where: { workspaceId: o.workspace, ...(o.workflow ? { workflowId: o.workflow } : {}), ...(o.status ? { status: o.status } : {}) },
+            where: {
+              workspaceId: o.workspace,
+              ...(o.workflow ? { workflowId: o.workflow } : {}),
+              ...(o.status ? { status: o.status } : {}),
+            },
             orderBy: { seq: 'desc' },
             take: Math.max(1, Math.min(o.limit, 1000)),
           });
