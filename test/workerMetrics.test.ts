@@ -88,9 +88,21 @@ describe('worker metrics', () => {
         () => stack.db.prisma.run.findMany({ where: { id: { in: ids } } }),
         (runs) => runs.every((r) => r.status === 'succeeded'),
       );
+      // A run whose first step is a review starts too (it never runs a step's write).
+      const reviewer = await stack.tenant();
+      const reviewFirst = await stack.apply(reviewer.workspaceId, {
+        name: 'Ask first',
+        slug: 'ask-first',
+        steps: [{ key: 'ask', type: 'review', title: 'Go?', assignees: ['ops@example.test'] }],
+      });
+      const paused = await stack.api('POST', `/api/v1/workflows/${reviewFirst.id}/runs`, {
+        key: reviewer.key,
+        body: { input: {}, wait: true },
+      });
+      expect(paused.body.status).toBe('waiting_for_review');
 
       const text = await waitFor(scrape, (t) => series(t, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) === 2);
-      expect(series(text, 'svc_runs_started_total')).toBe(2);
+      expect(series(text, 'svc_runs_started_total')).toBe(3);
       expect(series(text, 'svc_runs_settled_total', { status: 'succeeded' })).toBe(2);
       expect(series(text, 'svc_step_duration_seconds_count', { type: 'http' })).toBe(2);
       expect(series(text, 'svc_step_duration_seconds_sum', { type: 'http' })).toBeGreaterThan(0);

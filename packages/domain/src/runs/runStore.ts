@@ -136,19 +136,24 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
       review: { id: string; title: string; instructions: string; assignees: string[]; data: unknown; expiresAt: Date },
     ): Promise<AfterCommit> {
       const { runId, workspaceId, stepKey } = args;
-      return prisma.$transaction(async (tx) => {
+      let started = 0;
+      const done = await prisma.$transaction(async (tx) => {
         await tx.review.createMany({
           data: [{ ...review, runId, stepKey, data: review.data === null || review.data === undefined ? undefined : (review.data as object) }],
           skipDuplicates: true,
         });
         await tx.$executeRaw`UPDATE run_steps SET status = 'waiting_for_review', attempts = GREATEST(attempts, 1),
           started_at = COALESCE(started_at, now()) WHERE run_id = ${runId} AND key = ${stepKey}`;
-        await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
-          WHERE id = ${runId} AND status IN ('queued', 'running')`;
+        // A review as the run's first step starts the run, as a first step's write does.
+        started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
+          WHERE id = ${runId} AND status = 'queued'`;
+        await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
         const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
         return { granted, deliveries };
       });
+      if (started > 0) opts.onRunStarted?.();
+      return done;
     },
 
     /**
