@@ -10,13 +10,18 @@ export const STEP_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 1
 export function createSvcMetrics(meter: MetricMeter) {
   const started = meter.createCounter('svc_runs_started_total', undefined, 'Runs that left the queue and began their first step');
   const settled = meter.createCounter('svc_runs_settled_total', undefined, 'Runs ended, by final status');
-  const stepDuration = meter.createHistogram('svc_step_duration_seconds', 'float', 's', 'Duration of a step’s final attempt, by step type');
+  const stepDuration = meter.createHistogram(
+    'svc_step_duration_seconds',
+    'float',
+    's',
+    'Steps ended succeeded or failed: time from start to end, by step type',
+  );
   const queued = meter.createGauge('svc_runs_queued', 'int', undefined, 'Runs waiting in line for a concurrency slot');
   const deliveries = meter.createCounter('svc_webhook_deliveries_total', undefined, 'Webhook delivery attempts, by outcome');
   return {
     runStarted: () => started.add(1),
     runSettled: (status: string) => settled.add(1, { status }),
-    stepFinished: (type: string, startedAt: Date) => stepDuration.record((Date.now() - startedAt.getTime()) / 1000, { type }),
+    stepFinished: (type: string, seconds: number) => stepDuration.record(seconds, { type }),
     setQueued: (count: number) => queued.set(count),
     /** `succeeded`, or the attempt's error class (`http_error`, `timeout`, `dns`, …). */
     deliveryAttempted: (outcome: string) => deliveries.add(1, { outcome }),

@@ -14,6 +14,7 @@ import {
 import type { ExpressionContext, Mailer } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
+import type { SvcMetrics } from './metrics';
 import type {
   BeginStepResult,
   ExecuteStepInput,
@@ -28,7 +29,6 @@ import type {
   TerminalRunStatus,
 } from '../shared/runTypes';
 import type { AfterCommitActions } from './afterCommit';
-import type { SvcMetrics } from './metrics';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
 
@@ -54,7 +54,7 @@ export interface RunActivityDeps {
  * never reach Temporal history or the database in clear.
  */
 export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
-  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, onRunStarted: deps.metrics.runStarted });
+  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics });
 
   /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
   async function contextFor(workspaceId: string, runId: string) {
@@ -124,7 +124,6 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
           );
         }
         await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
-        deps.metrics.stepFinished(step.type, startedAt);
         return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
       } catch (err) {
         const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
@@ -138,7 +137,6 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
           throw ApplicationFailure.retryable(error.message, error.code);
         }
         await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error });
-        deps.metrics.stepFinished(step.type, startedAt);
         return { status: 'failed', error };
       }
     },
@@ -240,7 +238,6 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
       const done = await store.finishRun({ runId: args.runId, workspaceId: args.workspaceId, status, output, error, grantKey: args.grantKey });
       await after.done(args.workspaceId, args.grantKey, done);
-      deps.metrics.runSettled(done.status);
       return { status: done.status };
     },
   };

@@ -51,6 +51,16 @@ export interface FinishRun {
   grantKey: string;
 }
 
+/** Told of run-state changes once they are committed (the worker's metrics). */
+export interface RunStoreObserver {
+  /** A run left `queued` for its first step. */
+  runStarted(): void;
+  /** A step ended `succeeded` or `failed`, after this long from its start (as the API's `duration_ms`). */
+  stepFinished(type: string, seconds: number): void;
+  /** A run reached its final status (each ending once; a reset branch ends again). */
+  runSettled(status: TerminalRunStatus): void;
+}
+
 /** JSON for a jsonb parameter; null stays SQL NULL. */
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -59,12 +69,11 @@ const jsonb = (v: unknown): string | null => (v === undefined || v === null ? nu
  * change with the event it raises in the same transaction (the outbox). Every write is
  * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
  */
-export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRunStarted?: () => void }) {
-  /** A step write whose CTE `run` moves a still-queued run to running: reports that move (once per run). */
-  async function noteStart(write: Promise<Array<{ started: number }>>): Promise<void> {
-    const [{ started }] = await write;
-    if (started > 0) opts.onRunStarted?.();
-  }
+export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; observer?: RunStoreObserver }) {
+  /** Reports a run's move out of `queued` (by how many rows that write moved: once per run). */
+  const noteStart = (moved: number): void => {
+    if (moved > 0) opts.observer?.runStarted();
+  };
 
   /** Records an event (payload: the run or review as the API shows it, read in the same transaction). */
   async function publishIn(
@@ -97,13 +106,14 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
 
     /** A step starts an attempt; the run's first step also moves the run to running. */
     async startStep(runId: string, stepKey: string, attempt: number): Promise<void> {
-      await noteStart(prisma.$queryRaw`
+      const [{ started }] = await prisma.$queryRaw<Array<{ started: number }>>`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
                       WHERE id = ${runId} AND status = 'queued' RETURNING 1),
         step AS (UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
                started_at = COALESCE(started_at, now()), error = NULL
          WHERE run_id = ${runId} AND key = ${stepKey})
-        SELECT count(*)::int AS started FROM run`);
+        SELECT count(*)::int AS started FROM run`;
+      noteStart(started);
     },
 
     async stepAttemptFailed(runId: string, stepKey: string, error: StepError): Promise<void> {
@@ -112,14 +122,17 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
 
     /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
     async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
-      await noteStart(prisma.$queryRaw`
+      const [{ started, type, seconds }] = await prisma.$queryRaw<Array<{ started: number; type: string | null; seconds: number | null }>>`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
                       WHERE id = ${runId} AND status = 'queued' RETURNING 1),
         step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
                started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
                output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
-         WHERE run_id = ${runId} AND key = ${stepKey})
-        SELECT count(*)::int AS started FROM run`);
+         WHERE run_id = ${runId} AND key = ${stepKey}
+         RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds)
+        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`;
+      noteStart(started);
+      if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
     },
 
     /** Steps passed over by a condition's jump. */
@@ -152,7 +165,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
         const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
         return { granted, deliveries };
       });
-      if (started > 0) opts.onRunStarted?.();
+      noteStart(started);
       return done;
     },
 
@@ -184,7 +197,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
       const { runId, workspaceId } = f;
-      return prisma.$transaction(async (tx) => {
+      let settled = 0;
+      const done = await prisma.$transaction(async (tx) => {
         if (f.status === 'cancelled') {
           await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
           await tx.$executeRaw`UPDATE run_steps SET status = 'cancelled',
@@ -195,7 +209,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
         }
         const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
         const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
-        await tx.$executeRaw`
+        settled = await tx.$executeRaw`
           UPDATE runs SET status = ${f.status}, finished_at = now(),
                  output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
                  error = ${jsonb(f.error)}::jsonb
@@ -205,6 +219,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; onRu
         const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:run.${status}`, { runId });
         return { status, granted, deliveries };
       });
+      if (settled > 0) opts.observer?.runSettled(done.status);
+      return done;
     },
   };
 }
