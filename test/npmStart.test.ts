@@ -22,6 +22,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port) };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
+  delete env.WORKER_METRICS_ADDRESS; // npm start's own choice: 9464 or the next free port
   const child = spawn(process.execPath, [path.join(ROOT, 'apps/stack/dist/main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
