@@ -78,7 +78,7 @@ export const configSchema = z.object({
    */
   METRICS_TOKEN: z.string().min(16).optional(),
   /**
-   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9464` or a private interface). When set,
+   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9465` or a private interface; the worker's default is 9464). When set,
    * the public port no longer serves `/metrics` at all.
    */
   METRICS_ADDRESS: hostPort.optional(),
