@@ -26,4 +26,6 @@ export type { DeliveryRelay, DeliveryStarter } from './client/deliveryStarter';
 export { createWebhookRuntime, outboundCa } from './client/webhookRuntime';
 export { WEBHOOK_USER_AGENT } from './activities/deliveryActivities';
 export type { WebhookRuntime } from './activities/deliveryActivities';
+export { createSvcMetrics, STEP_DURATION_BUCKETS } from './activities/metrics';
+export type { SvcMetrics } from './activities/metrics';
 export * from './shared/deliveryTypes';

@@ -22,6 +22,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port) };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
+  delete env.WORKER_METRICS_ADDRESS; // npm start's own choice: 9464 or the next free port
   const child = spawn(process.execPath, [path.join(ROOT, 'apps/stack/dist/main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,6 +47,10 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
       body: { input: { name: 'Ada' }, wait: true },
     });
     expect([run.status, run.body.status]).toEqual([201, 'succeeded']);
+    // The banner's worker metrics URL serves the run just made (API.md §12).
+    const metricsUrl = /Worker metrics +(http:\S+)\n/.exec(out)?.[1];
+    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
   } finally {
     child.kill('SIGINT');
     expect(await exited).toBe(0);

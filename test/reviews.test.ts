@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { slow, waitFor } from './helpers/fixtures';
-import { ROOT } from './helpers/processes';
+import { svcCli } from './helpers/cli';
 
 let stack: TestStack;
 let key: string;
@@ -66,14 +64,7 @@ const eventTypes = (runId: string, count: number) =>
     (types) => types.length >= count,
   );
 
-/** The real `svc` bin, asynchronously: this process also hosts the worker that must answer it. */
-function svc(args: string[]): Promise<{ code: number; stderr: string; json: () => any }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args, '--json'], { env: process.env }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr, json: () => JSON.parse(stdout) });
-    });
-  });
-}
+const svc = (args: string[]) => svcCli([...args, '--json']);
 
 describe('review steps', () => {
   it('pause the run with the review attached, and an API approval resumes it', async () => {

@@ -16,6 +16,7 @@ import type { SecretBox } from '@svc/signing';
 import { signWebhook } from '@svc/signing';
 import type { DeliveryStarter } from '../client/deliveryStarter';
 import type { AttemptOutcome, RecordAttemptInput } from '../shared/deliveryTypes';
+import type { SvcMetrics } from './metrics';
 
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
 
@@ -38,6 +39,7 @@ export interface DeliveryActivityDeps {
   prisma: Db;
   secretBox: SecretBox;
   webhooks: WebhookRuntime;
+  metrics: SvcMetrics;
 }
 
 interface PostResult {
@@ -150,6 +152,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         },
       });
       const durationMs = Date.now() - started;
+      deps.metrics.deliveryAttempted(result.error ?? 'succeeded');
       if (result.error) {
         log.info('webhook attempt failed', {
           deliveryId: args.deliveryId,

@@ -14,6 +14,7 @@ import {
 import type { ExpressionContext, Mailer } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
+import type { SvcMetrics } from './metrics';
 import type {
   BeginStepResult,
   ExecuteStepInput,
@@ -55,6 +56,7 @@ export interface RunActivityDeps {
   dispatcher: Dispatcher;
   /** Mails assignees a signed link to the review page when a run pauses. */
   reviewNotices: { mailer: Mailer; links: ReviewLinkSigner; baseUrl: string };
+  metrics: SvcMetrics;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface RunActivityDeps {
  * never reach Temporal history or the database in clear.
  */
 export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
-  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS });
+  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics });
 
   /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
   async function contextFor(workspaceId: string, runId: string) {

@@ -8,7 +8,8 @@
 //   (in memory, no UI) with the svc search attributes, both on free ports,
 // - applies the migrations,
 // - exports DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SVC_ENCRYPTION_KEY,
-//   TEMPORAL_CLI_PATH, CHROMIUM_PATH, SCHEMATHESIS_PYTHON and SVC_TEST_DATA_DIR to the tests
+//   TEMPORAL_CLI_PATH, CHROMIUM_PATH, SCHEMATHESIS_PYTHON, SVC_TEST_DATA_DIR and WORKER_METRICS_ADDRESS
+//   (any free port) to the tests
 //   through process.env.
 //
 // It loads the BUILT packages (packages/devstack/dist, packages/db/dist): `npm test` builds first.
@@ -74,6 +75,8 @@ module.exports = async function globalSetup() {
       CHROMIUM_PATH: chromiumPath,
       SCHEMATHESIS_PYTHON: schemathesisPython,
       SVC_TEST_DATA_DIR: dataDir,
+      // Each worker process a test spawns serves its metrics on a port of its own (any free one).
+      WORKER_METRICS_ADDRESS: '127.0.0.1:0',
     });
     log(`PostgreSQL on 127.0.0.1:${pgPort}, Temporal on ${state.temporal.address} (ready in ${Date.now() - started} ms)`);
   } catch (err) {

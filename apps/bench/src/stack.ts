@@ -181,6 +181,8 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       // and plain http by configuration): loopback only.
       OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
       OUTBOUND_ALLOW_HTTP: 'true',
+      // Its worker's metrics on any free port, so a bench runs beside `npm start`.
+      WORKER_METRICS_ADDRESS: process.env.WORKER_METRICS_ADDRESS ?? '127.0.0.1:0',
     };
     delete appEnv.PORT;
 

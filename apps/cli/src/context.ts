@@ -31,6 +31,7 @@ export function openContext(env: NodeJS.ProcessEnv = process.env): CliContext {
     TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? stack?.temporalNamespace,
     SVC_ENCRYPTION_KEY: env.SVC_ENCRYPTION_KEY ?? stack?.encryptionKey,
     BASE_URL: env.BASE_URL ?? stack?.apiUrl,
+    TEMPORAL_UI_URL: env.TEMPORAL_UI_URL ?? stack?.temporalUiUrl ?? undefined,
   };
   const config = loadConfig(merged);
   if (!config.DATABASE_URL) {

@@ -3,6 +3,7 @@ import { registerDeliveries, registerMail } from './commands/deliveries';
 import { registerKeys } from './commands/keys';
 import { registerMembers } from './commands/members';
 import { registerReviews } from './commands/reviews';
+import { registerRuns } from './commands/runs';
 import { registerSecrets } from './commands/secrets';
 import { registerWorkflows } from './commands/workflows';
 import { registerWorkspace } from './commands/workspace';
@@ -35,6 +36,7 @@ export function buildProgram(open: () => CliContext = () => openContext()): Comm
   registerMembers(program, run);
   registerWorkflows(program, run);
   registerSecrets(program, run);
+  registerRuns(program, run);
   registerReviews(program, run);
   registerDeliveries(program, run);
   registerMail(program, run);

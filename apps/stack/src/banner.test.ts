@@ -15,6 +15,7 @@ describe('banner', () => {
       baseUrl: 'http://localhost:8080',
       temporalUiUrl: 'http://127.0.0.1:8233',
       temporal: { address: '127.0.0.1:7233', namespace: 'default' },
+      workerMetricsUrl: 'http://127.0.0.1:9464/metrics',
       dataDir: '/x/.data',
       demo,
       embedded: { postgres: true, temporal: true },
@@ -24,6 +25,7 @@ describe('banner', () => {
     expect(text).toContain('http://localhost:8080/docs');
     expect(text).toContain('http://127.0.0.1:8233');
     expect(text).toMatch(/ Temporal +127\.0\.0\.1:7233 \(namespace default\)\n/);
+    expect(text).toMatch(/ Worker metrics +http:\/\/127\.0\.0\.1:9464\/metrics\n/);
     expect(text).toContain('svc_abc');
     const curl = text.split('\n').find((l) => l.trim().startsWith('curl'));
     expect(curl?.trim()).toBe(curlLine('http://localhost:8080', 'wf_1', 'svc_abc'));
@@ -34,6 +36,7 @@ describe('banner', () => {
       baseUrl: 'http://localhost:8080',
       temporalUiUrl: null,
       temporal: { address: '127.0.0.1:7233', namespace: 'default' },
+      workerMetricsUrl: 'http://127.0.0.1:9464/metrics',
       dataDir: '/d',
       demo,
       consoleLink: 'http://localhost:8080/console/link/tok',
@@ -48,6 +51,7 @@ describe('banner', () => {
       baseUrl: 'http://h:1',
       temporalUiUrl: null,
       temporal: { address: 'temporal.internal:7233', namespace: 'prod' },
+      workerMetricsUrl: 'http://10.0.0.5:9464/metrics',
       dataDir: '/d',
       demo: null,
       demoNote: 'No demo data.',

@@ -6,6 +6,8 @@ export interface BannerInfo {
   temporalUiUrl: string | null;
   /** Where operators point the `temporal` CLI (API.md §12). */
   temporal: { address: string; namespace: string };
+  /** The worker's Prometheus endpoint (WORKER_METRICS_ADDRESS). */
+  workerMetricsUrl: string;
   dataDir: string;
   demo: DemoInfo | null;
   /** Which services this process runs itself. */
@@ -41,6 +43,7 @@ export function formatBanner(b: BannerInfo): string {
     ['Console', `${b.baseUrl}/console`],
     ['Temporal', `${b.temporal.address} (namespace ${b.temporal.namespace})`],
     ['Temporal UI', b.temporalUiUrl ?? '(external Temporal: see your cluster)'],
+    ['Worker metrics', b.workerMetricsUrl],
     ['Data', `${b.dataDir}${b.embedded.postgres || b.embedded.temporal ? '' : ' (not used: external PostgreSQL and Temporal)'}`],
   ];
   if (b.demo) {

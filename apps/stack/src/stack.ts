@@ -326,7 +326,11 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
     BASE_URL: baseUrl,
     DATA_DIR: dataDir,
   };
-  const workerEnv = { ...appEnv };
+  // The worker's metrics: WORKER_METRICS_ADDRESS when given, else its default port or the next free one.
+  const workerMetrics = env.WORKER_METRICS_ADDRESS
+    ? cfg.WORKER_METRICS_ADDRESS
+    : `127.0.0.1:${await findFreePort(Number(cfg.WORKER_METRICS_ADDRESS.split(':').pop()), { avoid: taken })}`;
+  const workerEnv: NodeJS.ProcessEnv = { ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
   delete workerEnv.PORT; // the API port is the gateway's
   const worker = startApp(sup, 'worker', paths.worker, workerEnv, paths.repoRoot, 30_000);
   const gateway = startApp(sup, 'gateway', paths.gateway, { ...appEnv, PORT: String(apiPort) }, paths.repoRoot, 10_000);
@@ -366,6 +370,7 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
       baseUrl,
       temporalUiUrl,
       temporal: { address: temporalAddress, namespace },
+      workerMetricsUrl: `http://${workerMetrics}/metrics`,
       dataDir,
       demo,
       demoNote,

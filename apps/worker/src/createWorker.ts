@@ -1,12 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Config, Logger } from '@svc/config';
 import type { Db } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
-import { createDeliveryQueueActivities, createRunQueueActivities, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
+import { createDeliveryQueueActivities, createRunQueueActivities, createSvcMetrics, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
 import type { WebhookRuntime } from '@svc/temporal';
+import { sampleQueuedRuns } from './queuedGauge';
 
 export interface WorkerDeps {
   config: Config;
@@ -50,6 +51,8 @@ export async function createWorkers(
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
+  // On the Runtime's meter: the worker's Prometheus endpoint when main.ts installed one, else a no-op.
+  const metrics = createSvcMetrics(Runtime.instance().metricMeter);
   const prebuilt = prebuiltWorkflowBundlePath();
   // The build's bundle when there is one; otherwise bundle the sources now (slower start).
   const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath };
@@ -71,17 +74,19 @@ export async function createWorkers(
         },
       },
       temporal: { client: deps.temporalClient },
+      metrics,
     }),
   });
   const deliveries = await Worker.create({
     ...common,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
-    activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks }),
+    activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics }),
   });
   return {
     async run() {
+      const stopSampling = sampleQueuedRuns(deps.prisma, metrics, (err) => deps.logger.warn({ err: err.message }, 'could not count queued runs'));
       // One stopping (a signal, or a fatal error) stops the other too.
-      await Promise.all([runs.run().finally(() => stop(deliveries)), deliveries.run().finally(() => stop(runs))]);
+      await Promise.all([runs.run().finally(() => stop(deliveries)), deliveries.run().finally(() => stop(runs))]).finally(stopSampling);
     },
     shutdown() {
       stop(runs);

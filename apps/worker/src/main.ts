@@ -5,6 +5,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
 import { connectTemporalClient, createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
+import { prometheusTelemetry } from './telemetry';
 
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
+    telemetryOptions: prometheusTelemetry(config.WORKER_METRICS_ADDRESS),
   });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
@@ -55,7 +57,12 @@ async function main(): Promise<void> {
   });
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+      namespace: config.TEMPORAL_NAMESPACE,
+      metrics: `http://${config.WORKER_METRICS_ADDRESS}/metrics`,
+    },
     'worker running',
   );
   signalReady();

@@ -20,6 +20,9 @@ const key32 = z.string().transform((v, ctx) => {
   return buf;
 });
 
+/** A listening address, `host:port` (IPv6 in brackets). */
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464');
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -75,13 +78,19 @@ export const configSchema = z.object({
    */
   METRICS_TOKEN: z.string().min(16).optional(),
   /**
-   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9464` or a private interface). When set,
+   * A separate `host:port` for `/metrics` (e.g. `127.0.0.1:9465` or a private interface; the worker's default is 9464). When set,
    * the public port no longer serves `/metrics` at all.
    */
-  METRICS_ADDRESS: z
-    .string()
-    .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
-    .optional(),
+  METRICS_ADDRESS: hostPort.optional(),
+  // --- Operators (API.md §12) ---
+  /**
+   * `host:port` where each worker serves Prometheus metrics at `/metrics`: the Temporal SDK's own
+   * (task slots, schedule-to-start latency, sticky cache) and svc's `svc_*` counters. Unauthenticated:
+   * keep it on a private interface. Every worker process needs its own port on a shared host.
+   */
+  WORKER_METRICS_ADDRESS: hostPort.default('127.0.0.1:9464'),
+  /** The Temporal UI's base URL, for the links `svc runs show` prints (default: the one `npm start` runs). */
+  TEMPORAL_UI_URL: z.url().optional(),
   // --- Outbound webhooks (API.md §7) and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default

@@ -51,6 +51,16 @@ export interface FinishRun {
   grantKey: string;
 }
 
+/** Told of run-state changes once they are committed (the worker's metrics). */
+export interface RunStoreObserver {
+  /** A run left `queued` for its first step. */
+  runStarted(): void;
+  /** A step ended `succeeded` or `failed`, after this long from its start (as the API's `duration_ms`). */
+  stepFinished(type: string, seconds: number): void;
+  /** A run reached its final status (each ending once; a reset branch ends again). */
+  runSettled(status: TerminalRunStatus): void;
+}
+
 /** JSON for a jsonb parameter; null stays SQL NULL. */
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -59,7 +69,12 @@ const jsonb = (v: unknown): string | null => (v === undefined || v === null ? nu
  * change with the event it raises in the same transaction (the outbox). Every write is
  * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
  */
-export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
+export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; observer?: RunStoreObserver }) {
+  /** Reports a run's move out of `queued` (by how many rows that write moved: once per run). */
+  const noteStart = (moved: number): void => {
+    if (moved > 0) opts.observer?.runStarted();
+  };
+
   /** Records an event (payload: the run or review as the API shows it, read in the same transaction). */
   async function publishIn(
     tx: Tx,
@@ -91,12 +106,14 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
 
     /** A step starts an attempt; the run's first step also moves the run to running. */
     async startStep(runId: string, stepKey: string, attempt: number): Promise<void> {
-      await prisma.$executeRaw`
+      const [{ started }] = await prisma.$queryRaw<Array<{ started: number }>>`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
-                      WHERE id = ${runId} AND status = 'queued')
-        UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
+                      WHERE id = ${runId} AND status = 'queued' RETURNING 1),
+        step AS (UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
                started_at = COALESCE(started_at, now()), error = NULL
-         WHERE run_id = ${runId} AND key = ${stepKey}`;
+         WHERE run_id = ${runId} AND key = ${stepKey})
+        SELECT count(*)::int AS started FROM run`;
+      noteStart(started);
     },
 
     async stepAttemptFailed(runId: string, stepKey: string, error: StepError): Promise<void> {
@@ -105,13 +122,17 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
 
     /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
     async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
-      await prisma.$executeRaw`
+      const [{ started, type, seconds }] = await prisma.$queryRaw<Array<{ started: number; type: string | null; seconds: number | null }>>`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
-                      WHERE id = ${runId} AND status = 'queued')
-        UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
+                      WHERE id = ${runId} AND status = 'queued' RETURNING 1),
+        step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
                started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
                output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
-         WHERE run_id = ${runId} AND key = ${stepKey}`;
+         WHERE run_id = ${runId} AND key = ${stepKey}
+         RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds)
+        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`;
+      noteStart(started);
+      if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
     },
 
     /** Steps passed over by a condition's jump. */
@@ -128,19 +149,24 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
       review: { id: string; title: string; instructions: string; assignees: string[]; data: unknown; expiresAt: Date },
     ): Promise<AfterCommit> {
       const { runId, workspaceId, stepKey } = args;
-      return prisma.$transaction(async (tx) => {
+      let started = 0;
+      const done = await prisma.$transaction(async (tx) => {
         await tx.review.createMany({
           data: [{ ...review, runId, stepKey, data: review.data === null || review.data === undefined ? undefined : (review.data as object) }],
           skipDuplicates: true,
         });
         await tx.$executeRaw`UPDATE run_steps SET status = 'waiting_for_review', attempts = GREATEST(attempts, 1),
           started_at = COALESCE(started_at, now()) WHERE run_id = ${runId} AND key = ${stepKey}`;
-        await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
-          WHERE id = ${runId} AND status IN ('queued', 'running')`;
+        // A review as the run's first step starts the run, as a first step's write does.
+        started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
+          WHERE id = ${runId} AND status = 'queued'`;
+        await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
         const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
         return { granted, deliveries };
       });
+      noteStart(started);
+      return done;
     },
 
     /**
@@ -187,7 +213,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
       const { runId, workspaceId } = f;
-      return prisma.$transaction(async (tx) => {
+      let settled = 0;
+      const done = await prisma.$transaction(async (tx) => {
         if (f.status === 'cancelled') {
           await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
           await tx.$executeRaw`UPDATE run_steps SET status = 'cancelled',
@@ -202,7 +229,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
         }
         const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
         const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
-        await tx.$executeRaw`
+        settled = await tx.$executeRaw`
           UPDATE runs SET status = ${f.status}, finished_at = now(),
                  output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
                  error = ${jsonb(f.error)}::jsonb
@@ -213,6 +240,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number }) {
         const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, { runId });
         return { status, granted, deliveries };
       });
+      if (settled > 0) opts.observer?.runSettled(done.status);
+      return done;
     },
   };
 }

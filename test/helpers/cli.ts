@@ -1,0 +1,24 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './processes';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+/** The real `svc` bin, asynchronously: the test process may also host the worker that must answer it. */
+export function svcCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args],
+      { env: { ...process.env, ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json: () => JSON.parse(stdout) });
+      },
+    );
+  });
+}

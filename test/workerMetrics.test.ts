@@ -1,0 +1,119 @@
+import type { ServerResponse } from 'node:http';
+import { findFreePort } from '@svc/devstack';
+import { startEchoServer } from './helpers/echoServer';
+import { waitFor } from './helpers/fixtures';
+import { spawnApp } from './helpers/processes';
+import type { Spawned } from './helpers/processes';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+
+/** The worker's Prometheus endpoint (API.md §12): the SDK's own metrics and svc's, after real runs. */
+
+const NET = { OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', OUTBOUND_ALLOW_HTTP: 'true' };
+let stack: TestStack;
+let worker: Spawned | undefined;
+beforeAll(async () => {
+  stack = await startStack(NET);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await stack.stop();
+});
+
+/** The value of one series (name with its labels as the exporter prints them), or undefined. */
+function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('worker metrics', () => {
+  it('serves the SDK metrics and svc_* counters on WORKER_METRICS_ADDRESS', async () => {
+    // Each run's http step blocks here until released; `/hook` receives the webhook deliveries.
+    const held: ServerResponse[] = [];
+    const server = await startEchoServer((req, res) => {
+      if (req.url === '/hook') res.writeHead(200).end();
+      else held.push(res);
+    });
+    try {
+      const { key, workspaceId } = await stack.tenant({ limits: { concurrency: 1 } });
+      const wf = await stack.apply(workspaceId, {
+        name: 'Blocks',
+        slug: 'blocks',
+        steps: [{ key: 'call', type: 'http', method: 'GET', url: `${server.url}/block`, timeout: '60s' }],
+      });
+      const hook = await stack.api('POST', '/api/v1/webhook-endpoints', {
+        key,
+        body: { url: `${server.url}/hook`, event_types: ['run.succeeded'] },
+      });
+      expect(hook.status).toBe(201);
+
+      // Only the spawned worker process serves the task queues, with its own metrics port.
+      await stack.stopWorker();
+      const port = await findFreePort(19464);
+      worker = await spawnApp(
+        'worker',
+        { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info' },
+        /worker running/,
+      );
+      const scrape = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(res.status).toBe(200);
+        return res.text();
+      };
+
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
+        expect(r.status).toBe(201);
+        ids.push(r.body.id);
+      }
+      // The first run holds the one slot in its http step; the second waits in line.
+      await waitFor(
+        () => Promise.resolve(held.length),
+        (n) => n === 1,
+      );
+      await waitFor(scrape, (t) => (series(t, 'svc_runs_queued') ?? 0) >= 1, 20_000);
+      held.shift()!.writeHead(200).end('one');
+      await waitFor(
+        () => Promise.resolve(held.length),
+        (n) => n === 1,
+      );
+      held.shift()!.writeHead(200).end('two');
+      await waitFor(
+        () => stack.db.prisma.run.findMany({ where: { id: { in: ids } } }),
+        (runs) => runs.every((r) => r.status === 'succeeded'),
+      );
+      // A run whose first step is a review starts too (it never runs a step's write).
+      const reviewer = await stack.tenant();
+      const reviewFirst = await stack.apply(reviewer.workspaceId, {
+        name: 'Ask first',
+        slug: 'ask-first',
+        steps: [{ key: 'ask', type: 'review', title: 'Go?', assignees: ['ops@example.test'] }],
+      });
+      const paused = await stack.api('POST', `/api/v1/workflows/${reviewFirst.id}/runs`, {
+        key: reviewer.key,
+        body: { input: {}, wait: true },
+      });
+      expect(paused.body.status).toBe('waiting_for_review');
+
+      const text = await waitFor(scrape, (t) => series(t, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) === 2);
+      expect(series(text, 'svc_runs_started_total')).toBe(3);
+      expect(series(text, 'svc_runs_settled_total', { status: 'succeeded' })).toBe(2);
+      expect(series(text, 'svc_step_duration_seconds_count', { type: 'http' })).toBe(2);
+      expect(series(text, 'svc_step_duration_seconds_sum', { type: 'http' })).toBeGreaterThan(0);
+      expect(series(text, 'svc_runs_queued')).toBeGreaterThanOrEqual(0);
+      // Temporal's own SDK metrics, on the same endpoint.
+      expect(series(text, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
+      expect(series(text, 'temporal_worker_task_slots_available', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
+      expect(series(text, 'temporal_sticky_cache_size')).toBeGreaterThanOrEqual(0);
+    } finally {
+      for (const res of held) res.writeHead(200).end();
+      await server.close();
+    }
+  });
+});
