@@ -4,6 +4,7 @@ import { createRunStore, holdersWhereRunsWait, releaseSlots } from '@svc/domain'
 import type { SlotGrant } from '@svc/domain';
 import { SA_RUN_ID } from '../shared/searchAttributes';
 import type { AfterCommitActions } from './afterCommit';
+import type { SvcMetrics } from './metrics';
 
 const DESCRIBE_BATCH = 20;
 /** How far back the reconciler looks for runs whose workflow ended from outside. */
@@ -13,12 +14,14 @@ const UNFINISHED = ['queued', 'running', 'waiting_for_review'];
 export interface ReconcileActivityDeps {
   prisma: Db;
   temporal: { client: Client };
+  /** Runs settled here count in svc_runs_settled_total like any other. */
+  metrics: SvcMetrics;
 }
 
 /** What the reconciler Schedule's workflow does (workflows/reconciler.ts). */
 export function createReconcileActivities(deps: ReconcileActivityDeps, after: AfterCommitActions, dispatchDelayMs: number) {
   const { client } = deps.temporal;
-  const store = createRunStore(deps.prisma, { dispatchDelayMs });
+  const store = createRunStore(deps.prisma, { dispatchDelayMs, observer: deps.metrics });
 
   /** Why an execution ended without its code: the operator's termination reason, or the timeout. */
   async function endReason(workflowId: string, runId: string, status: string): Promise<string> {

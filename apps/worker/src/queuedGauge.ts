@@ -15,7 +15,7 @@ export function sampleQueuedRuns(prisma: Db, metrics: SvcMetrics, onError: (err:
       onError,
     );
   void sample();
-  const timer = setInterval(sample, SAMPLE_INTERVAL_MS);
+  const timer = setInterval(() => void sample(), SAMPLE_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
