@@ -109,7 +109,9 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
         const { pending } = state;
         const forPending = pending && (!input.reviewId || input.reviewId === pending.reviewId);
         if (forPending && !pending.decision && !pending.closing && !state.cancelRequested) return;
-        if (forPending && (pending.decision || pending.closing)) refuse('review_already_decided', 'This review was already decided');
+        // Decided, or expired (closing without a cancel); a cancelled review has none pending.
+        if (forPending && (pending.decision || (pending.closing && !state.cancelRequested)))
+          refuse('review_already_decided', 'This review was already decided');
         if (input.reviewId && state.decidedReviews.has(input.reviewId)) refuse('review_already_decided', 'This review was already decided');
         refuse('no_pending_review', 'This run has no review waiting for a decision', state.status);
       },
