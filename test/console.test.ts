@@ -372,6 +372,38 @@ describe('console webhooks', () => {
   });
 });
 
+describe('console test events', () => {
+  it('sends a signed test event of a subscribed type to one endpoint; it shows in the delivery log', async () => {
+    receiver.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    const created = await stack.api('POST', '/api/v1/webhook-endpoints', {
+      key: ws.key,
+      body: { url: `${receiver.origin}/test-events`, event_types: ['run.failed', 'review.decided'] },
+    });
+    expect(created.status).toBe(201);
+    const before = receiver.requests.length;
+    await adminPage.goto(`${stack.url}/console/endpoints/${created.body.id}`);
+    await adminPage.getByLabel('Test event type').selectOption('review.decided');
+    await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Send test event' }).click()]);
+    await expect(adminPage.getByRole('status').innerText()).resolves.toMatch(/^Test event evt_\w+ \(review\.decided\) queued for delivery\.$/);
+
+    const got = await waitFor(
+      async () => receiver.requests.slice(before).filter((r) => r.path === '/test-events'),
+      (list) => list.length === 1,
+    );
+    const body = got[0].body;
+    expect(body).toMatchObject({ type: 'review.decided', workspace_id: ws.workspaceId, data: { test: true, endpoint_id: created.body.id } });
+    expect(got[0].headers['svc-event-type']).toBe('review.decided');
+    expect(got[0].headers['svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    // Only this endpoint got it, and its log shows it delivered.
+    expect(await stack.db.prisma.webhookDelivery.count({ where: { eventId: body.id } })).toBe(1);
+    const row = adminPage.locator('#deliveries tr.delivery', { hasText: 'review.decided' });
+    await row.locator('td', { hasText: /^succeeded$/ }).waitFor({ timeout: 30_000 });
+  });
+});
+
 describe('console pages', () => {
   // CONSOLE_SCREENSHOTS=1 also writes the README's screenshots (docs/console/*.png).
   const shots = process.env.CONSOLE_SCREENSHOTS === '1';

@@ -3,3 +3,4 @@ export * from './endpoints';
 export * from './deliveries';
 export * from './fanOut';
 export * from './attempts';
+export * from './testEvent';

@@ -11,6 +11,7 @@ import {
   listEndpoints,
   retryDelivery,
   rotateEndpointSecret,
+  sendTestEvent,
   updateEndpoint,
 } from '@svc/domain';
 import type { EndpointDeps, WebhookEndpointView } from '@svc/domain';
@@ -133,6 +134,18 @@ export function endpointPages(deps: ConsoleDeps): Router {
                       ${e.status === 'enabled' ? post('disable', 'Disable', 'danger') : post('enable', 'Enable', 'ok')}
                       ${post('rotate', 'Rotate secret')}
                     </p>
+                    ${
+                      e.status === 'enabled'
+                        ? html`<form method="post" action="/console/endpoints/${e.id}/test" class="inline">
+                            <input type="hidden" name="_csrf" value="${s.csrfToken}" />
+                            <label for="test-type">Test event type</label>
+                            <select id="test-type" name="type">
+                              ${e.event_types.map((t) => html`<option value="${t}">${t}</option>`)}
+                            </select>
+                            <button type="submit">Send test event</button>
+                          </form>`
+                        : ''
+                    }
                     <h2>Edit</h2>
                     ${endpointForm(s.csrfToken, `/console/endpoints/${e.id}`, e, 'Save endpoint')}`
                 : ''
@@ -228,6 +241,24 @@ export function endpointPages(deps: ConsoleDeps): Router {
       res.redirect(303, `/console/endpoints/${encodeURIComponent(String(req.params.id))}`);
     });
   }
+
+  // An event of a subscribed type with `data.test = true`, to this endpoint only; its delivery
+  // shows in the log below like any other.
+  r.post('/endpoints/:id/test', requireAdmin, async (req, res) => {
+    const s = req.consoleSession!;
+    const body = req.body as Record<string, unknown>;
+    const sent = await sendTestEvent(deps.prisma, {
+      workspaceId: s.workspaceId,
+      endpointId: String(req.params.id),
+      type: String(body.type ?? ''),
+      sentBy: s.email,
+    });
+    await endpointPage(
+      req,
+      res,
+      html`<p class="notice" role="status">Test event ${sent.event.id} (${sent.event.type}) queued for delivery.</p>`,
+    );
+  });
 
   r.post('/endpoints/:id/rotate', requireAdmin, async (req, res) => {
     const rotated = await rotateEndpointSecret(endpointDeps(), {
