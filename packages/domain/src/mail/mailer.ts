@@ -13,7 +13,7 @@ export interface MailMessage {
 }
 
 export interface SendResult {
-  /** `smtp`: handed to the SMTP server; `outbox`: no SMTP configured, kept in the outbox (and logged). */
+  /** `smtp`: handed to the SMTP server; `outbox`: no SMTP configured, kept in the outbox (its arrival logged, never its body). */
   via: 'smtp' | 'outbox';
   /** The SMTP Message-ID, or the outbox row id. */
   id: string;
@@ -31,7 +31,7 @@ export interface MailerOptions {
   /** The From header, e.g. `svc <no-reply@example.com>`. */
   from: string;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Where outbox mail is kept so that `svc mail list` can show it; without it, outbox mail is only logged. */
+  /** Where outbox mail is kept so that `svc mail list` can show it; without it (tests), outbox mail is dropped. */
   db?: Db;
 }
 
@@ -77,10 +77,8 @@ export function createMailer(opts: MailerOptions): Mailer {
         });
         id = row.id.toString();
       }
-      opts.logger.info(
-        { to, subject: message.subject, outboxId: id, text: message.text },
-        'mail kept in the outbox (no SMTP_URL configured)',
-      );
+      // Never the body: it carries one-time review and sign-in links (`svc mail list` shows it).
+      opts.logger.info({ to, subject: message.subject, outboxId: id }, 'mail kept in the outbox (no SMTP_URL configured)');
       return { via: 'outbox', id };
     },
     close() {
