@@ -118,7 +118,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
           false,
         );
       }
-      await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output });
+      await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output, fence: attempt });
       return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
     } catch (err) {
       // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
@@ -129,11 +129,11 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       if (failure.retryable && !lastAttempt) {
         // A local step is otherwise written only at its end: show that it is under way.
         if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
-        await store.stepAttemptFailed(runId, step.key, error);
+        await store.stepAttemptFailed(runId, step.key, error, attempt);
         // Temporal schedules the next attempt with the step's backoff.
         throw ApplicationFailure.retryable(error.message, error.code);
       }
-      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error });
+      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error, fence: attempt });
       return { status: 'failed', error };
     }
   }

@@ -38,6 +38,8 @@ export interface StepWrite {
   startedAt?: Date | null;
   output?: unknown;
   error?: StepError | null;
+  /** The activity attempt writing: an earlier (stale) attempt never overwrites a later one's. */
+  fence?: number;
 }
 
 export interface FinishRun {
@@ -65,6 +67,10 @@ export interface RunStoreObserver {
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /**
+ * Fencing: a step's writes never move it backwards. A settled step (succeeded, failed, skipped,
+ * cancelled) is only changed by a reset (reopenRun), and an activity attempt never overwrites
+ * what a later attempt wrote (attempt numbers), so a stale attempt finishing late changes nothing.
+ *
  * The one owner of run state written by the engine: runs, steps, reviews and their slot, each
  * change with the event it raises in the same transaction (the outbox). Every write is
  * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
@@ -111,13 +117,14 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
                       WHERE id = ${runId} AND status = 'queued' RETURNING 1),
         step AS (UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
                started_at = COALESCE(started_at, now()), error = NULL
-         WHERE run_id = ${runId} AND key = ${stepKey})
+         WHERE run_id = ${runId} AND key = ${stepKey} AND status IN ('pending', 'running') AND attempts <= ${attempt})
         SELECT count(*)::int AS started FROM run`;
       noteStart(started);
     },
 
-    async stepAttemptFailed(runId: string, stepKey: string, error: StepError): Promise<void> {
-      await prisma.$executeRaw`UPDATE run_steps SET error = ${jsonb(error)}::jsonb WHERE run_id = ${runId} AND key = ${stepKey}`;
+    async stepAttemptFailed(runId: string, stepKey: string, error: StepError, attempt: number): Promise<void> {
+      await prisma.$executeRaw`UPDATE run_steps SET error = ${jsonb(error)}::jsonb
+        WHERE run_id = ${runId} AND key = ${stepKey} AND status IN ('pending', 'running') AND attempts <= ${attempt}`;
     },
 
     /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
@@ -128,7 +135,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
         step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
                started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
                output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
-         WHERE run_id = ${runId} AND key = ${stepKey}
+         WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
+           AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
          RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds)
         SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`;
       noteStart(started);
