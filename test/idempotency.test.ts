@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { startStack } from './helpers/stack';
+import { startGreetStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet, waitFor } from './helpers/fixtures';
 import { spawnApp } from './helpers/processes';
@@ -12,12 +12,10 @@ let workspaceId: string;
 let wfId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  ({ key, workspaceId } = await stack.tenant());
-  wfId = (await stack.apply(workspaceId, greet)).id;
+  ({ stack, key, workspaceId, wfId } = await startGreetStack());
 });
 afterAll(async () => {
-  await stack.stop();
+  await stack?.stop();
 });
 
 const start = (workflowId: string, body: unknown, idem?: string, k = key, url?: string) =>

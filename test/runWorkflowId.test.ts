@@ -2,7 +2,7 @@ import { startRun } from '@svc/domain';
 import type { RunLauncher } from '@svc/domain';
 import { showTrigger } from '@svc/domain';
 import { SA_RUN_ID } from '@svc/temporal';
-import { startStack } from './helpers/stack';
+import { startGreetStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet, waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
@@ -20,9 +20,7 @@ let workspaceId: string;
 let wfId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  ({ key, workspaceId } = await stack.tenant());
-  wfId = (await stack.apply(workspaceId, greet)).id;
+  ({ stack, key, workspaceId, wfId } = await startGreetStack());
 });
 afterAll(async () => {
   await stack?.stop();

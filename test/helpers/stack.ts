@@ -25,6 +25,7 @@ import {
 import { createWorkers } from '@svc/worker';
 import type { WorkerSet } from '@svc/worker';
 import type { DeliveryRelay } from '@svc/temporal';
+import { greet } from './fixtures';
 import { apiCall } from './http';
 import { tenantFactory } from './tenants';
 import type { ApiCallOptions, HttpAnswer } from './http';
@@ -168,4 +169,12 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     },
   };
   return stack;
+}
+
+/** A stack with one tenant and its `greet` workflow: what most API test files start from. */
+export async function startGreetStack(env: Record<string, string> = {}) {
+  const stack = await startStack(env);
+  const { key, workspaceId } = await stack.tenant();
+  const wfId = (await stack.apply(workspaceId, greet)).id;
+  return { stack, key, workspaceId, wfId };
 }
