@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '@svc/db';
-import { createRunStore, holdersWhereRunsWait, releaseSlots } from '@svc/domain';
-import type { SlotGrant } from '@svc/domain';
+import { createRunStore, holdersWhereRunsWait, releaseSlots, sweepExpired } from '@svc/domain';
+import type { SlotGrant, SweepResult } from '@svc/domain';
 import { SA_RUN_ID } from '../shared/searchAttributes';
 import type { AfterCommitActions } from './afterCommit';
 import type { SvcMetrics } from './metrics';
@@ -107,9 +107,10 @@ export function createReconcileActivities(deps: ReconcileActivityDeps, after: Af
   }
 
   return {
-    async reconcileRuns(args: { grantKey: string }): Promise<{ settled: number; reclaimed: number }> {
+    async reconcileRuns(args: { grantKey: string }): Promise<{ settled: number; reclaimed: number; swept: SweepResult }> {
       const settled = await settleEndedRuns(args.grantKey);
-      return { settled, reclaimed: await reclaimSlots(args.grantKey) };
+      const reclaimed = await reclaimSlots(args.grantKey);
+      return { settled, reclaimed, swept: await sweepExpired(deps.prisma) };
     },
   };
 }

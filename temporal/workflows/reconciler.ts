@@ -8,8 +8,9 @@ const { reconcileRuns } = proxyLocalActivities<RunActivities>({ startToCloseTime
  * no workflow code, so svc notices from outside: runs whose workflow was terminated (or timed
  * out) are settled `failed`, and slots held by runs that ended without giving them back are
  * handed to the next in line. Settling is idempotent, so overlapping copies never double-settle.
+ * It also sweeps rows that can no longer matter (expired idempotency keys, sessions, links).
  */
-export async function reconcilerWorkflow(): Promise<{ settled: number; reclaimed: number }> {
+export async function reconcilerWorkflow(): Promise<Awaited<ReturnType<RunActivities['reconcileRuns']>>> {
   const { workflowId, runId } = workflowInfo();
   return reconcileRuns({ grantKey: `${workflowId}:${runId}` });
 }

@@ -33,3 +33,4 @@ export * from './members';
 export * from './console/listWorkspaceRuns';
 export * from './console/applyAndAnnounce';
 export * from './shared/jsonDepth';
+export * from './housekeeping/sweep';
