@@ -5,17 +5,13 @@ import { releaseSlots } from '@svc/domain';
 import type { AfterCommit, SlotGrant } from '@svc/domain';
 import { slotGrantedSignal } from '../shared/slots';
 import type { DeliveryStarter } from '../client/deliveryStarter';
+import { isWorkflowClosed } from '../client/updateRetry';
 
 export interface AfterCommitDeps {
   prisma: Db;
   /** Tells waiting runs they were given a slot. */
   temporal: { client: Client };
   webhooks: { starter: DeliveryStarter };
-}
-
-/** A workflow that has ended, or was never started, cannot take the slot it was given. */
-function isGone(err: Error): boolean {
-  return err.name === 'WorkflowNotFoundError' || /already completed|workflow execution.*(completed|closed)/i.test(err.message);
 }
 
 /**
@@ -41,7 +37,8 @@ export function createAfterCommit(deps: AfterCommitDeps) {
           try {
             await client.workflow.getHandle(g.temporalWorkflowId).signal(slotGrantedSignal);
           } catch (err) {
-            if (isGone(err as Error)) gone.push(g.runId);
+            // Ended, or never started: it cannot take the slot.
+            if (isWorkflowClosed(err)) gone.push(g.runId);
             else throw err;
           }
         }),

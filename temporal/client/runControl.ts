@@ -1,11 +1,11 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '@svc/domain';
 import type { ReviewDecision, RunControl } from '@svc/domain';
 import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
 import type { RunControlFailure } from '../shared/messages';
-import { sendUpdate } from './updateRetry';
+import { isWorkflowClosed, sendUpdate } from './updateRetry';
 import { isResourceExhausted, updateRefused } from './updateLimit';
 
 /** Turns a validator's refusal, or Temporal's refusal for load, into the API's problem; anything else is re-thrown. */
@@ -20,14 +20,6 @@ function toAppError(err: unknown): never {
   throw err;
 }
 
-function isClosed(err: unknown): boolean {
-  // An update cannot reach a workflow that has finished.
-  return (
-    err instanceof WorkflowNotFoundError ||
-    /already completed|workflow execution.*(completed|closed)/i.test(String((err as Error)?.message))
-  );
-}
-
 export function createRunControl(client: Client): RunControl {
   return {
     async cancel(ref) {
@@ -35,16 +27,18 @@ export function createRunControl(client: Client): RunControl {
         await sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(cancelRunUpdate, { updateId }));
         return 'cancelled';
       } catch (err) {
-        if (isClosed(err)) return 'closed';
+        if (isWorkflowClosed(err)) return 'closed';
         return toAppError(err);
       }
     },
     async decide(ref, decision: ReviewDecision) {
       try {
-        await sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }));
+        await sendUpdate((updateId) =>
+          client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }),
+        );
         return 'decided';
       } catch (err) {
-        if (isClosed(err)) return 'closed';
+        if (isWorkflowClosed(err)) return 'closed';
         return toAppError(err);
       }
     },

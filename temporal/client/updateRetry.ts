@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '@temporalio/client';
+import { hasGrpcCode } from './unavailable';
+
+const GRPC_FAILED_PRECONDITION = 9;
 
 const ATTEMPTS = 5;
 
@@ -21,8 +24,19 @@ export async function sendUpdate<T>(send: (updateId: string) => Promise<T>): Pro
   }
 }
 
+/** The refusal `sendUpdate` retries: the workflow task that held the update failed. */
 export function isTaskFailure(err: unknown): boolean {
-  if (!(err instanceof ServiceError)) return false;
-  const cause = err.cause as { code?: number; message?: string } | undefined;
-  return cause?.code === 9 && /unexpected workflow task failure/i.test(cause.message ?? '');
+  return (
+    err instanceof ServiceError &&
+    hasGrpcCode(err, [GRPC_FAILED_PRECONDITION]) &&
+    /unexpected workflow task failure/i.test(String((err.cause as Error | undefined)?.message))
+  );
+}
+
+/** A message (signal, update) cannot reach a workflow that has finished, or was never started. */
+export function isWorkflowClosed(err: unknown): boolean {
+  return (
+    (err as Error | undefined)?.name === 'WorkflowNotFoundError' ||
+    /already completed|workflow execution.*(completed|closed)/i.test(String((err as Error | undefined)?.message))
+  );
 }
