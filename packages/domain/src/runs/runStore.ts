@@ -63,6 +63,8 @@ export interface RunStoreObserver {
   runSettled(status: TerminalRunStatus): void;
 }
 
+const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
+
 /** JSON for a jsonb parameter; null stays SQL NULL. */
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -169,8 +171,9 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
         started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
-        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
+        // Last: the workspace's slot lock is held from here to the commit.
+        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };
       });
       noteStart(started);
@@ -223,29 +226,38 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
       const { runId, workspaceId } = f;
       let settled = 0;
       const done = await prisma.$transaction(async (tx) => {
-        if (f.status === 'cancelled') {
-          await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
-          await tx.$executeRaw`UPDATE run_steps SET status = 'cancelled',
-            finished_at = CASE WHEN started_at IS NOT NULL THEN now() ELSE NULL END
-            WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`;
-        } else {
-          // A step still in progress only when the run was ended from outside (terminated).
-          await tx.review.updateMany({ where: { runId, status: 'pending' }, data: { status: 'cancelled' } });
-          await tx.$executeRaw`UPDATE run_steps SET status = CASE WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
-            finished_at = CASE WHEN status = 'pending' THEN finished_at ELSE now() END
-            WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')`;
-        }
         const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
         const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
-        settled = await tx.$executeRaw`
-          UPDATE runs SET status = ${f.status}, finished_at = now(),
-                 output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
-                 error = ${jsonb(f.error)}::jsonb
-           WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')`;
-        const [{ status }] = await tx.$queryRaw<{ status: TerminalRunStatus }[]>`SELECT status FROM runs WHERE id = ${runId}`;
-        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
+        // One statement: a pending review is cancelled; unfinished steps end (cancelled with
+        // the run, or, when the run was ended from outside (terminated), the one in progress
+        // failed and the rest skipped); the run takes its final status unless it has one.
+        const [row] = await tx.$queryRaw<Array<{ settled: TerminalRunStatus | null; current: string }>>`
+          WITH reviews_closed AS (
+            UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
+          steps_closed AS (
+            UPDATE run_steps SET
+                   status = CASE WHEN ${f.status} = 'cancelled' THEN 'cancelled' WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
+                   finished_at = CASE WHEN ${f.status} = 'cancelled' THEN (CASE WHEN started_at IS NOT NULL THEN now() END)
+                                      WHEN status = 'pending' THEN finished_at ELSE now() END
+             WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')),
+          settled AS (
+            UPDATE runs SET status = ${f.status}, finished_at = now(),
+                   output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
+                   error = ${jsonb(f.error)}::jsonb
+             WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+            RETURNING status)
+          SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`;
+        settled = row.settled ? 1 : 0;
+        // Already settled (the first final status stands). The statement read the row as it was
+        // when it began: settled by a concurrent writer meanwhile, it is read again.
+        let status = row.settled ?? (row.current as TerminalRunStatus);
+        if (!TERMINAL.includes(status)) {
+          [{ status }] = await tx.$queryRaw<{ status: TerminalRunStatus }[]>`SELECT status FROM runs WHERE id = ${runId}`;
+        }
         // Per ending: a run re-run by a reset ends (and is announced) again.
         const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, { runId });
+        // Last: the workspace's slot lock is held from here to the commit.
+        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
         return { status, granted, deliveries };
       });
       if (settled > 0) opts.observer?.runSettled(done.status);

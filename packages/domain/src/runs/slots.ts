@@ -16,36 +16,57 @@ export interface SlotClaim {
   alsoGranted: SlotGrant[];
 }
 
-/**
- * Takes the workspace's lock: every change to its slots happens one at a time, whichever
- * worker makes it, so the limit holds across all of them (API.md §8). NO KEY UPDATE does not
- * block the key-share locks of foreign keys, so runs keep being created meanwhile.
- */
-async function lockWorkspace(tx: Tx, workspaceId: string): Promise<number> {
-  const [ws] = await tx.$queryRaw<{ plan: string; rate_limit_per_min: number | null; concurrency: number | null }[]>`
-    SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
+/** The workspace's plan fields, read under its lock. */
+interface LockedWorkspace {
+  plan: string;
+  rate_limit_per_min: number | null;
+  concurrency: number | null;
+}
+
+function concurrencyOf(ws: LockedWorkspace | undefined): number {
   if (!ws) return 0;
   return workspaceLimits({ plan: ws.plan, rateLimitPerMin: ws.rate_limit_per_min, concurrency: ws.concurrency }).concurrency;
 }
 
 /**
  * Gives free slots to the longest-waiting runs, first come, first served, under the caller's
- * grant key (one per workflow step that frees slots, the same on every retry). Returns every
- * run let in under that key whose workflow has asked (the others find their slot when they
- * ask): a retried call (whose first attempt committed, then died before telling them) finds
- * them again.
+ * grant key (one per workflow step that frees slots, the same on every retry), in ONE
+ * statement: the workspace's lock is held from the statement before until the commit, so it
+ * is held for as few round trips as possible. Returns every run let in under that key whose
+ * workflow has asked (the others find their slot when they ask): a retried call (whose first
+ * attempt committed, then died before telling them) finds them again. `own`: whether that run
+ * now holds a slot.
+ *
+ * A statement sees the rows as they were when it began, so the runs let in now come from the
+ * UPDATE's RETURNING, and those let in by an earlier attempt from the table.
  */
-async function grantFreeSlots(tx: Tx, workspaceId: string, limit: number, grantKey: string): Promise<SlotGrant[]> {
-  await tx.$executeRaw`
-    UPDATE run_slots SET holding = true, granted_by = ${grantKey}
-    WHERE run_id IN (
-      SELECT run_id FROM run_slots WHERE workspace_id = ${workspaceId} AND NOT holding ORDER BY seq
-      LIMIT GREATEST(0, ${limit}::int - (SELECT count(*) FROM run_slots WHERE workspace_id = ${workspaceId} AND holding)::int)
-    )`;
-  return tx.$queryRaw<SlotGrant[]>`
-    SELECT s.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId"
-      FROM run_slots s JOIN runs r ON r.id = s.run_id
-     WHERE s.workspace_id = ${workspaceId} AND s.holding AND s.asked AND s.granted_by = ${grantKey}`;
+async function grantFreeSlots(
+  tx: Tx,
+  workspaceId: string,
+  limit: number,
+  grantKey: string,
+  ownRunId: string | null = null,
+): Promise<{ grants: SlotGrant[]; own: boolean }> {
+  const rows = await tx.$queryRaw<Array<SlotGrant & { own: boolean }>>`
+    WITH granted AS (
+      UPDATE run_slots SET holding = true, granted_by = ${grantKey}
+       WHERE run_id IN (
+         SELECT run_id FROM run_slots WHERE workspace_id = ${workspaceId} AND NOT holding ORDER BY seq
+          LIMIT GREATEST(0, ${limit}::int - (SELECT count(*) FROM run_slots WHERE workspace_id = ${workspaceId} AND holding)::int))
+      RETURNING run_id, asked),
+    holders AS (
+      SELECT run_id, asked, true AS fresh FROM granted
+      UNION ALL
+      SELECT run_id, asked, false FROM run_slots
+       WHERE workspace_id = ${workspaceId} AND holding AND (granted_by = ${grantKey} OR run_id = ${ownRunId}))
+    SELECT h.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId", bool_or(h.run_id = ${ownRunId}) AS own
+      FROM holders h JOIN runs r ON r.id = h.run_id
+     WHERE h.asked OR h.run_id = ${ownRunId}
+     GROUP BY h.run_id, r.temporal_workflow_id`;
+  return {
+    grants: rows.filter((r) => !r.own).map(({ runId, temporalWorkflowId }) => ({ runId, temporalWorkflowId })),
+    own: rows.some((r) => r.own),
+  };
 }
 
 /** A workspace holds at most this many times its concurrency figure of queued runs (API.md §8). */
@@ -57,15 +78,21 @@ export const QUEUE_CAP_PER_SLOT = 1_000;
  */
 export async function claimSlot(db: Db, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
   return db.$transaction(async (tx) => {
-    const limit = await lockWorkspace(tx, args.workspaceId);
-    // In line since its creation (startRun), or again after a review: now asking.
-    await tx.$executeRaw`
-      INSERT INTO run_slots (run_id, workspace_id, seq, asked)
-      SELECT id, workspace_id, seq, true FROM runs WHERE id = ${args.runId}
-      ON CONFLICT (run_id) DO UPDATE SET asked = true WHERE NOT run_slots.asked`;
-    const grants = await grantFreeSlots(tx, args.workspaceId, limit, args.grantKey);
-    const own = await tx.runSlot.findUnique({ where: { runId: args.runId }, select: { holding: true } });
-    return { granted: own?.holding ?? false, alsoGranted: grants.filter((g) => g.runId !== args.runId) };
+    // Takes the workspace's lock (every change to its slots happens one at a time, whichever
+    // worker makes it, so the limit holds across all of them; NO KEY UPDATE does not block the
+    // key-share locks of foreign keys, so runs keep being created meanwhile), and puts the run
+    // in line: since its creation (startRun), or again after a review; now asking.
+    const [ws] = await tx.$queryRaw<LockedWorkspace[]>`
+      WITH locked AS (
+        SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
+      asking AS (
+        INSERT INTO run_slots (run_id, workspace_id, seq, asked)
+        SELECT id, workspace_id, seq, true FROM runs WHERE id = ${args.runId}
+        ON CONFLICT (run_id) DO UPDATE SET asked = true WHERE NOT run_slots.asked)
+      SELECT * FROM locked`;
+    // A run that was not yet in line is only seen by the next statement.
+    const { grants, own } = await grantFreeSlots(tx, args.workspaceId, concurrencyOf(ws), args.grantKey, args.runId);
+    return { granted: own, alsoGranted: grants };
   });
 }
 
@@ -97,9 +124,14 @@ export interface SlotRelease {
  * let in instead.
  */
 export async function releaseSlotsIn(tx: Tx, args: SlotRelease): Promise<SlotGrant[]> {
-  const limit = await lockWorkspace(tx, args.workspaceId);
-  if (args.runIds.length) await tx.runSlot.deleteMany({ where: { workspaceId: args.workspaceId, runId: { in: args.runIds } } });
-  return grantFreeSlots(tx, args.workspaceId, limit, args.grantKey);
+  // The lock (see claimSlot) and the release in one statement.
+  const [ws] = await tx.$queryRaw<LockedWorkspace[]>`
+    WITH locked AS (
+      SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
+    released AS (
+      DELETE FROM run_slots WHERE workspace_id = ${args.workspaceId} AND run_id = ANY(${args.runIds}::text[]))
+    SELECT * FROM locked`;
+  return (await grantFreeSlots(tx, args.workspaceId, concurrencyOf(ws), args.grantKey)).grants;
 }
 
 /** releaseSlotsIn in a transaction of its own. */

@@ -1,6 +1,5 @@
 import type { Db } from '@svc/db';
-import { recordEvent } from '../events/events';
-import type { EventView, RecordEventArgs } from '../events/events';
+import type { RecordEventArgs } from '../events/events';
 import { newId } from '../ids';
 import type { WebhookTx } from './endpoints';
 
@@ -33,37 +32,43 @@ export async function recordEventAndDeliveries(
   db: Db | WebhookTx,
   args: RecordEventArgs,
   opts: PublishOptions = {},
-): Promise<{ event: EventView; created: boolean; deliveries: DeliveryRef[] }> {
+): Promise<{ eventId: string; created: boolean; deliveries: DeliveryRef[] }> {
   const run = async (tx: WebhookTx) => {
-    // recordEvent only uses $queryRaw and model reads, which a transaction client has.
-    const { event, created } = await recordEvent(tx as unknown as Db, args);
-    if (created) {
-      const endpoints = await tx.webhookEndpoint.findMany({
-        where: { workspaceId: args.workspaceId, status: 'enabled', eventTypes: { has: args.type } },
-        select: { id: true },
+    // The event, and the endpoints to fan out to, in one statement; nothing comes back when the
+    // event was recorded before (a retried activity, a re-run command).
+    const [first] = await tx.$queryRaw<Array<{ id: string; endpoints: string[] }>>`
+      WITH recorded AS (
+        INSERT INTO events (id, workspace_id, type, dedupe_key, data)
+        VALUES (${newId('evt')}, ${args.workspaceId}, ${args.type}, ${args.dedupeKey}, ${JSON.stringify(args.data)}::jsonb)
+        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id)
+      SELECT id, ARRAY(SELECT e.id FROM webhook_endpoints e
+                        WHERE e.workspace_id = ${args.workspaceId} AND e.status = 'enabled' AND ${args.type} = ANY(e.event_types)
+                        ORDER BY e.id) AS endpoints
+        FROM recorded`;
+    if (first) {
+      if (first.endpoints.length === 0) return { eventId: first.id, created: true, deliveries: [] };
+      const now = new Date();
+      const deliveries = await tx.webhookDelivery.createManyAndReturn({
+        data: first.endpoints.map((endpointId) => ({
+          id: newId('dlv'),
+          workspaceId: args.workspaceId,
+          endpointId,
+          eventId: first.id,
+          eventType: args.type,
+          nextAttemptAt: now,
+          windowStartedAt: now,
+          dispatchAfter: new Date(now.getTime() + (opts.dispatchDelayMs ?? 0)),
+        })),
+        select: { id: true, workspaceId: true, generation: true },
       });
-      if (endpoints.length) {
-        const now = new Date();
-        await tx.webhookDelivery.createMany({
-          data: endpoints.map((e) => ({
-            id: newId('dlv'),
-            workspaceId: args.workspaceId,
-            endpointId: e.id,
-            eventId: event.id,
-            eventType: args.type,
-            nextAttemptAt: now,
-            windowStartedAt: now,
-            dispatchAfter: new Date(now.getTime() + (opts.dispatchDelayMs ?? 0)),
-          })),
-          skipDuplicates: true,
-        });
-      }
+      return { eventId: first.id, created: true, deliveries };
     }
+    const event = await tx.event.findUniqueOrThrow({ where: { dedupeKey: args.dedupeKey }, select: { id: true } });
     const pending = await tx.webhookDelivery.findMany({
       where: { eventId: event.id, dispatchedAt: null },
       select: { id: true, workspaceId: true, generation: true },
     });
-    return { event, created, deliveries: pending };
+    return { eventId: event.id, created: false, deliveries: pending };
   };
   // A transaction client has no $transaction of its own: then we are inside the caller's.
   const client = db as Partial<Pick<Db, '$transaction'>>;
