@@ -125,6 +125,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     config,
     logger,
     prisma: db.prisma,
+    sql: db.sql,
     launcher: createRunLauncher({ client: temporal, taskQueue }),
     control: createRunControl(temporal),
     reviewLinks,

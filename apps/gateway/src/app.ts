@@ -52,7 +52,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
-  api.use(authenticate(deps.prisma));
+  api.use(authenticate(deps.sql));
   api.use(limits.countRefused);
   api.use(limits.perKey);
   api.use(workflowRoutes(deps));

@@ -1,5 +1,5 @@
 import type { Config, Logger } from '@svc/config';
-import type { Db } from '@svc/db';
+import type { Db, PreparedSql } from '@svc/db';
 import type { RunControl, RunLauncher } from '@svc/domain';
 import type { ReviewLinkSigner } from '@svc/signing';
 import type { RateLimiter } from './ratelimit/limiter';
@@ -13,6 +13,8 @@ export interface Readiness {
 export interface GatewayDeps {
   config: Config;
   prisma: Db;
+  /** Named statements for the hot paths: every request's key check, a run's read. */
+  sql: PreparedSql;
   launcher: RunLauncher;
   /** Cancel and review decisions, as messages to the run's workflow. */
   control: RunControl;

@@ -21,6 +21,7 @@ export async function createGatewayDeps(
     config,
     logger,
     prisma: db.prisma,
+    sql: db.sql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     control: createRunControl(client),
     reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { PreparedSql } from './preparedSql';
 
 export type Db = PrismaClient;
 
@@ -8,6 +9,8 @@ export interface DbHandle {
   prisma: PrismaClient;
   /** The pool behind Prisma, shared with code that needs raw SQL (rate limiter, health checks). */
   pool: Pool;
+  /** Named statements on the pool, for the hot paths (preparedSql.ts). */
+  sql: PreparedSql;
   close(): Promise<void>;
 }
 
@@ -19,6 +22,7 @@ export function createDb(databaseUrl: string, opts: { max?: number; onError?: (e
   return {
     prisma,
     pool,
+    sql: new PreparedSql(pool),
     async close() {
       await prisma.$disconnect();
       await pool.end();

@@ -1,11 +1,11 @@
 import type { RequestHandler, Response } from 'express';
-import type { Db } from '@svc/db';
+import type { SqlSource } from '@svc/db';
 import { AppError, authenticateRequest, requireScope } from '@svc/domain';
 import type { AuthenticatedRequest, Principal, Scope } from '@svc/domain';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
-export function authenticate(db: Db): RequestHandler {
+export function authenticate(db: SqlSource): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     const match = header ? BEARER.exec(header) : null;

@@ -41,7 +41,7 @@ export function hookRoutes(deps: GatewayDeps, addresses: ClientAddresses): Route
       applyDecision(res, await decide(deps.rateLimiter.takeForTrigger(trigger.triggerId, trigger.limits.keyPerMin)));
       const rawBody = await readBodyLimited(req, TRIGGER_BODY_LIMIT);
       const { run, replayed } = await fireTrigger(
-        { prisma: deps.prisma, launcher: deps.launcher },
+        { prisma: deps.prisma, sql: deps.sql, launcher: deps.launcher },
         {
           trigger,
           ip,

@@ -24,7 +24,7 @@ export function runRoutes(deps: GatewayDeps): Router {
     const idempotencyKey = parseIdempotencyKey(req.header('idempotency-key'));
     const body = parseBody(StartRunBody, req.body);
     const { run, replayed } = await startRun(
-      { prisma: deps.prisma, launcher: deps.launcher },
+      { prisma: deps.prisma, sql: deps.sql, launcher: deps.launcher },
       {
         workspaceId: principalOf(res).workspaceId,
         workflowId: String(req.params.workflow_id),
@@ -54,7 +54,7 @@ export function runRoutes(deps: GatewayDeps): Router {
   });
 
   r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
-    res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+    res.json(await getRun(deps.sql, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
   });
 
   r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {

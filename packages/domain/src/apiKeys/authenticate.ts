@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
+import type { SqlSource } from '@svc/db';
 import { AppError } from '../errors';
 import { RATE_WINDOW_SECONDS, workspaceLimits } from '../workspaces/limits';
 import { PLAN_NAMES } from '../workspaces/plans';
@@ -59,10 +60,12 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
  * principal's limits come from workspaceLimits itself, and the two are checked to agree.
  * "Last used" is written at most once a minute per key, in the same statement.
  */
-export async function authenticateRequest(db: Db, presented: string, now = Date.now()): Promise<AuthenticatedRequest> {
+export async function authenticateRequest(db: SqlSource, presented: string, now = Date.now()): Promise<AuthenticatedRequest> {
   if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
   const windowEnd = now + RATE_WINDOW_SECONDS * 1000;
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await rowsOf<Row>(
+    db,
+    Prisma.sql`
     WITH k AS (
       SELECT a.id, a.workspace_id, a.scopes, a.revoked_at IS NOT NULL AS revoked,
              (a.expires_at IS NOT NULL AND a.expires_at <= now()) AS expired, a.last_used_at,
@@ -93,7 +96,8 @@ export async function authenticateRequest(db: Db, presented: string, now = Date.
     )
     SELECT k.id, k.workspace_id, k.scopes, k.revoked, k.expired, k.plan, k.rate_limit_per_min, k.concurrency, k.key_quota,
            kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire
-      FROM k LEFT JOIN kc ON true LEFT JOIN wc ON true`;
+      FROM k LEFT JOIN kc ON true LEFT JOIN wc ON true`,
+  );
   const row = rows[0];
   if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
   if (row.revoked) throw new AppError('api_key_revoked', 'The API key has been revoked');

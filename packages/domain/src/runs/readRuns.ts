@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import { AppError } from '../errors';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
@@ -18,8 +19,10 @@ const date = (v: string | null): Date | null => (v === null ? null : new Date(v)
  * polling clients): the steps and the review come back as JSON beside the run's columns.
  * A foreign id is 404 exactly like a missing one.
  */
-export async function getRun(db: Db, args: { workspaceId: string; runId: string }): Promise<RunView> {
-  const rows = await db.$queryRaw<Array<RunRow & { steps: JsonDates<StepRow>[]; review: JsonDates<ReviewRow> | null }>>`
+export async function getRun(db: SqlSource, args: { workspaceId: string; runId: string }): Promise<RunView> {
+  const rows = await rowsOf<RunRow & { steps: JsonDates<StepRow>[]; review: JsonDates<ReviewRow> | null }>(
+    db,
+    Prisma.sql`
     SELECT r.id, r.workspace_id AS "workspaceId", r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion",
            r.status, r.input, r.output, r.error, r.trigger, r.idempotency_key AS "idempotencyKey",
            r.created_at AS "createdAt", r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.seq,
@@ -35,7 +38,8 @@ export async function getRun(db: Db, args: { workspaceId: string; runId: string 
                      'decidedBy', v.decided_by, 'decidedAt', v.decided_at, 'comment', v.comment)
               FROM reviews v WHERE v.run_id = r.id ORDER BY v.requested_at DESC LIMIT 1) AS review
       FROM runs r
-     WHERE r.id = ${args.runId} AND r.workspace_id = ${args.workspaceId}`;
+     WHERE r.id = ${args.runId} AND r.workspace_id = ${args.workspaceId}`,
+  );
   const row = rows[0];
   if (!row) throw new AppError('run_not_found', `Run ${args.runId} not found`);
   const { steps, review, ...run } = row;

@@ -92,7 +92,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
     subject: { runId: string } | { reviewId: string },
   ): Promise<DeliveryRef[]> {
     let data: unknown;
-    if ('runId' in subject) data = await getRun(tx as unknown as Db, { workspaceId, runId: subject.runId });
+    if ('runId' in subject) data = await getRun(tx, { workspaceId, runId: subject.runId });
     else {
       const review = await tx.review.findUniqueOrThrow({ where: { id: subject.reviewId } });
       data = { ...toReviewView(review), run_id: review.runId };

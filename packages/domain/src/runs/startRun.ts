@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import { sha256Hex } from '@svc/signing';
 import { validateRunInput } from '../definitions';
 import type { WorkflowDefinition } from '../definitions';
@@ -20,6 +21,8 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 
 export interface StartRunDeps {
   prisma: Db;
+  /** Where the hot statements (look-up, write, read) run: named statements when given (@svc/db PreparedSql). */
+  sql?: SqlSource;
   launcher: RunLauncher;
 }
 
@@ -69,16 +72,17 @@ function pathOfNul(value: unknown, path: string): string | null {
 
 /** The workspace's plan and figures and the workflow's current version, in one query (404 before 403, as before). */
 async function lookUp(
-  prisma: Db,
+  db: SqlSource,
   workspaceId: string,
   workflowId: string,
 ): Promise<{ plan: string; version: number; concurrency: number }> {
-  const [row] = await prisma.$queryRaw<
-    { plan: string; rate_limit_per_min: number | null; concurrency: number | null; version: number | null }[]
-  >`
+  const [row] = await rowsOf<{ plan: string; rate_limit_per_min: number | null; concurrency: number | null; version: number | null }>(
+    db,
+    Prisma.sql`
     SELECT ws.plan, ws.rate_limit_per_min, ws.concurrency, w.version
       FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id
-     WHERE ws.id = ${workspaceId}`;
+     WHERE ws.id = ${workspaceId}`,
+  );
   if (!row || row.version === null) throw new AppError('workflow_not_found', `Workflow ${workflowId} not found`);
   const limits = workspaceLimits({ plan: row.plan, rateLimitPerMin: row.rate_limit_per_min, concurrency: row.concurrency });
   return { plan: row.plan, version: row.version, concurrency: limits.concurrency };
@@ -112,7 +116,7 @@ interface Prior {
  * window is taken over by the new run (treated as new). A taken key comes back with its run.
  */
 async function writeRun(
-  prisma: Db,
+  db: SqlSource,
   r: {
     runId: string;
     workspaceId: string;
@@ -130,16 +134,16 @@ async function writeRun(
   },
 ): Promise<Written> {
   const steps = JSON.stringify(r.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })));
-  const [row] = await prisma.$queryRaw<
-    {
-      created: boolean;
-      room: boolean;
-      run_id: string | null;
-      fingerprint: string | null;
-      status: string | null;
-      temporal_workflow_id: string | null;
-    }[]
-  >`
+  const [row] = await rowsOf<{
+    created: boolean;
+    room: boolean;
+    run_id: string | null;
+    fingerprint: string | null;
+    status: string | null;
+    temporal_workflow_id: string | null;
+  }>(
+    db,
+    Prisma.sql`
     WITH room AS (
       -- Counted without a lock: starts racing at the very edge may pass the cap by their number.
       SELECT (SELECT count(*) FROM run_slots WHERE workspace_id = ${r.workspaceId} AND NOT holding) < ${r.maxQueued} AS ok
@@ -168,7 +172,8 @@ async function writeRun(
       FROM (SELECT 1) one
       LEFT JOIN idempotency_keys k ON k.workspace_id = ${r.workspaceId} AND k.scope = ${r.scope} AND k.key = ${r.key}::text
             AND k.created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
-      LEFT JOIN runs pr ON pr.id = k.run_id`;
+      LEFT JOIN runs pr ON pr.id = k.run_id`,
+  );
   if (row.created || !row.run_id) return { created: row.created, room: row.room, prior: null };
   return {
     created: false,
@@ -195,7 +200,8 @@ async function readPrior(prisma: Db, where: { workspaceId: string; scope: string
  */
 export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<StartRunResult> {
   const { prisma, launcher } = deps;
-  const { plan, version, concurrency } = await lookUp(prisma, args.workspaceId, args.workflowId);
+  const sql = deps.sql ?? prisma;
+  const { plan, version, concurrency } = await lookUp(sql, args.workspaceId, args.workflowId);
   if (!isPlan(plan) || !PLANS[plan].liveRuns) {
     throw new AppError('plan_does_not_allow_runs', `The ${plan} plan does not allow runs; upgrade the workspace's plan`);
   }
@@ -215,7 +221,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   const scope = args.idempotencyScope ?? args.workflowId;
   const runId = newId('run');
   const temporalWorkflowId = runWorkflowIdFor({ runId, workspaceId: args.workspaceId, scope, idempotencyKey: args.idempotencyKey });
-  const written = await writeRun(prisma, {
+  const written = await writeRun(sql, {
     runId,
     workspaceId: args.workspaceId,
     workflowId: args.workflowId,
@@ -229,7 +235,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
     steps: definition.steps,
     maxQueued: concurrency * QUEUE_CAP_PER_SLOT,
   });
-  const read = (id: string) => getRun(prisma, { workspaceId: args.workspaceId, runId: id });
+  const read = (id: string) => getRun(sql, { workspaceId: args.workspaceId, runId: id });
 
   if (written.created) {
     const req = {

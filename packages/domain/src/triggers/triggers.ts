@@ -92,7 +92,7 @@ export async function fireTrigger(deps: StartRunDeps, args: FireTriggerArgs): Pr
   const idempotencyKey = args.readIdempotencyKey();
   // startRun checks the plan (403) and the input schema (422) before touching idempotency.
   return startRun(
-    { prisma: deps.prisma, launcher: deps.launcher },
+    { prisma: deps.prisma, sql: deps.sql, launcher: deps.launcher },
     {
       workspaceId: trigger.workspaceId,
       workflowId: trigger.workflowId,
