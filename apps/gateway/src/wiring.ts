@@ -23,7 +23,7 @@ export async function createGatewayDeps(
     prisma: db.prisma,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     control: createRunControl(client),
-    reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
+    reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
     readiness: {
       async database() {
         await db.pool.query('SELECT 1');

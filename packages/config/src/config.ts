@@ -20,6 +20,23 @@ const key32 = z.string().transform((v, ctx) => {
   return buf;
 });
 
+/** Comma-separated 32-byte keys, each as `key32` accepts. */
+const key32List = z.string().transform((v, ctx) => {
+  const keys: Buffer[] = [];
+  for (const item of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const parsed = key32.safeParse(item);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: 'each key must be 32 bytes (64 hex characters or base64)' });
+      return z.NEVER;
+    }
+    keys.push(parsed.data);
+  }
+  return keys;
+});
+
 /** A listening address, `host:port` (IPv6 in brackets). */
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464');
 
@@ -42,8 +59,14 @@ export const configSchema = z.object({
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   TEMPORAL_TLS: bool.default(false),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
-  /** AES-256-GCM key for secrets at rest (workspace secrets, trigger secrets). */
+  /** AES-256-GCM key for secrets at rest (workspace, trigger and webhook secrets) and review links. */
   SVC_ENCRYPTION_KEY: key32.optional(),
+  /**
+   * Earlier encryption keys (comma-separated), still accepted for opening secrets and review
+   * links while a rotation runs: set the new key, move the old one here, run
+   * `svc secrets reencrypt`, then drop it. Nothing is ever sealed with these.
+   */
+  SVC_ENCRYPTION_KEY_PREVIOUS: key32List.default([]),
   /** How long `wait: true` holds a start request. */
   RUN_WAIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(25_000),
   /** Operator allowlist for outbound calls to otherwise refused ranges (tests, self-hosting). */
