@@ -13,6 +13,7 @@ import {
   rotateEndpointSecret,
   setSecret,
   showTrigger,
+  signingSecrets,
 } from '@svc/domain';
 import { createSecretBox, signWebhook } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
@@ -274,5 +275,43 @@ describe('rotating the encryption key with `svc secrets reencrypt`', () => {
     expect(counts.workspace_secrets).toBe(stale.length);
     expect(await loadWorkspaceSecrets(db.prisma, newBox, workspaceId)).toEqual(Object.fromEntries(names.map((n) => [n, `v-${n}`])));
     expect((await reencryptSecrets(db.prisma, both, { batch: 2 })).workspace_secrets).toBe(0);
+  });
+
+  it('never overwrites a write made between its read and its write: the row is read again', async () => {
+    const tenants = tenantFactory(db, newBox, () => 'http://api.example.test');
+    const { workspaceId } = await tenants.tenant();
+    const urls = createEndpointUrlPolicy({ allowCidrs: ['127.0.0.0/8'] });
+    const ep = await createEndpoint(
+      { prisma: db.prisma, box: oldBox, urls, secretOverlapMs: 86_400_000 },
+      {
+        workspaceId,
+        url: receiver.origin,
+        eventTypes: ['run.succeeded'],
+      },
+    );
+    const both = createSecretBox(newKey, [oldKey]);
+    let rotated: { secret: string } | undefined;
+    // The real database, with an endpoint secret rotation (a real write) slipped in just before
+    // the command's first write: the command read the row before the rotation.
+    const racing = new Proxy(db.prisma, {
+      get(target, prop, receiver) {
+        if (prop !== '$executeRaw') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.$executeRaw>) => {
+          rotated ??= await rotateEndpointSecret(
+            { prisma: target, box: both, urls, secretOverlapMs: 86_400_000 },
+            { workspaceId, endpointId: ep.id },
+          );
+          return target.$executeRaw(...args);
+        };
+      },
+    });
+    const counts = await reencryptSecrets(racing, both);
+    expect(rotated).toBeDefined();
+    // The rotation's new secret was already under the new key; the old one, moved to the previous
+    // column by the rotation, is what was left to re-seal.
+    expect(counts).toMatchObject({ endpoint_secrets: 0, endpoint_previous_secrets: 1 });
+    const row = await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+    expect([row.secretEnc, row.previousSecretEnc].every((v) => v!.startsWith(newBox.currentPrefix))).toBe(true);
+    expect(signingSecrets(newBox, row)).toEqual([rotated!.secret, ep.secret]);
   });
 });

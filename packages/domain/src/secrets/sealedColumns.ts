@@ -18,6 +18,8 @@ export interface SealedTable {
 }
 
 const str = (row: SealedRow, column: string) => row[column] as string;
+/** The context of a value in a row keyed by `id`. */
+const ofRow = (context: (workspaceId: string, id: string) => string) => (r: SealedRow) => context(str(r, 'workspace_id'), str(r, 'id'));
 
 /** Every column the SecretBox seals; a new sealed column needs a line here to be rotated. */
 export const SEALED_TABLES: readonly SealedTable[] = [
@@ -36,32 +38,16 @@ export const SEALED_TABLES: readonly SealedTable[] = [
     table: 'workflows',
     keys: ['id'],
     columns: [
-      {
-        kind: 'trigger_secrets',
-        column: 'trigger_secret_enc',
-        context: (r) => sealedContext.triggerSecret(str(r, 'workspace_id'), str(r, 'id')),
-      },
-      {
-        kind: 'trigger_signing_secrets',
-        column: 'trigger_signing_secret_enc',
-        context: (r) => sealedContext.triggerSigningSecret(str(r, 'workspace_id'), str(r, 'id')),
-      },
+      { kind: 'trigger_secrets', column: 'trigger_secret_enc', context: ofRow(sealedContext.triggerSecret) },
+      { kind: 'trigger_signing_secrets', column: 'trigger_signing_secret_enc', context: ofRow(sealedContext.triggerSigningSecret) },
     ],
   },
   {
     table: 'webhook_endpoints',
     keys: ['id'],
     columns: [
-      {
-        kind: 'endpoint_secrets',
-        column: 'secret_enc',
-        context: (r) => sealedContext.endpointSigningSecret(str(r, 'workspace_id'), str(r, 'id')),
-      },
-      {
-        kind: 'endpoint_previous_secrets',
-        column: 'previous_secret_enc',
-        context: (r) => sealedContext.endpointSigningSecret(str(r, 'workspace_id'), str(r, 'id')),
-      },
+      { kind: 'endpoint_secrets', column: 'secret_enc', context: ofRow(sealedContext.endpointSigningSecret) },
+      { kind: 'endpoint_previous_secrets', column: 'previous_secret_enc', context: ofRow(sealedContext.endpointSigningSecret) },
     ],
   },
 ];
