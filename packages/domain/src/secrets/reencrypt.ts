@@ -46,29 +46,33 @@ function resealed(box: SecretBox, t: SealedTable, row: SealedRow): (string | nul
 }
 
 /**
- * Re-seals one row's stale values in one statement that writes only if the row still holds what
- * was read, so a concurrent write (a rotated endpoint secret, a new secret value) is never
- * overwritten; such a row is read again and re-sealed from its new values.
+ * Writes a row's re-sealed values in one statement that applies only if the row still holds
+ * what was read, so a concurrent write (a secret set, an endpoint secret rotated) is never
+ * overwritten. False when the row changed meanwhile.
  */
+async function writeResealed(db: Db, box: SecretBox, t: SealedTable, row: SealedRow, counts: ReencryptCounts): Promise<boolean> {
+  const next = resealed(box, t, row);
+  const changed = t.columns.filter((c, i) => next[i] !== row[c.column]);
+  if (changed.length === 0) return true;
+  const sets = Prisma.join(t.columns.map((c, i) => Prisma.sql`${ident(c.column)} = ${next[i]}`));
+  const unchanged = Prisma.join(
+    t.columns.map((c) => Prisma.sql`${ident(c.column)} IS NOT DISTINCT FROM ${row[c.column]}`),
+    ' AND ',
+  );
+  const written = await db.$executeRaw`UPDATE ${ident(t.table)} SET ${sets} WHERE ${keyMatch(t, row)} AND ${unchanged}`;
+  if (written !== 1) return false;
+  for (const c of changed) counts[c.kind] += 1;
+  return true;
+}
+
+/** Re-seals one row, reading it again as long as someone else changes it first (a deleted row is done). */
 async function reencryptRow(db: Db, box: SecretBox, t: SealedTable, first: SealedRow, counts: ReencryptCounts) {
   let row: SealedRow | undefined = first;
-  for (let tries = 0; row && tries < MAX_TRIES; tries++) {
-    const next = resealed(box, t, row);
-    const sets = Prisma.join(t.columns.map((c, i) => Prisma.sql`${ident(c.column)} = ${next[i]}`));
-    const unchanged = Prisma.join(
-      t.columns.map((c) => Prisma.sql`${ident(c.column)} IS NOT DISTINCT FROM ${row![c.column]}`),
-      ' AND ',
-    );
-    const written = await db.$executeRaw`UPDATE ${ident(t.table)} SET ${sets} WHERE ${keyMatch(t, row)} AND ${unchanged}`;
-    if (written === 1) {
-      t.columns.forEach((c, i) => {
-        if (next[i] !== row![c.column]) counts[c.kind] += 1;
-      });
-      return;
-    }
+  for (let tries = 1; row; tries++) {
+    if (await writeResealed(db, box, t, row, counts)) return;
+    if (tries === MAX_TRIES) throw new Error(`${rowName(t, row)} kept changing during re-encryption; run the command again`);
     [row] = await db.$queryRaw<SealedRow[]>`SELECT ${selected(t)} FROM ${ident(t.table)} WHERE ${keyMatch(t, row)}`;
   }
-  if (row) throw new Error(`${rowName(t, row)} kept changing during re-encryption; run the command again`);
 }
 
 /**
