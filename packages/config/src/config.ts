@@ -20,23 +20,6 @@ const key32 = z.string().transform((v, ctx) => {
   return buf;
 });
 
-/** Comma-separated 32-byte keys, each as `key32` accepts. */
-const key32List = z.string().transform((v, ctx) => {
-  const keys: Buffer[] = [];
-  for (const item of v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const parsed = key32.safeParse(item);
-    if (!parsed.success) {
-      ctx.addIssue({ code: 'custom', message: 'each key must be 32 bytes (64 hex characters or base64)' });
-      return z.NEVER;
-    }
-    keys.push(parsed.data);
-  }
-  return keys;
-});
-
 /** A listening address, `host:port` (IPv6 in brackets). */
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464');
 
@@ -66,7 +49,7 @@ export const configSchema = z.object({
    * links while a rotation runs: set the new key, move the old one here, run
    * `svc secrets reencrypt`, then drop it. Nothing is ever sealed with these.
    */
-  SVC_ENCRYPTION_KEY_PREVIOUS: key32List.default([]),
+  SVC_ENCRYPTION_KEY_PREVIOUS: csv.pipe(z.array(key32)).default([]),
   /** How long `wait: true` holds a start request. */
   RUN_WAIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(25_000),
   /** Operator allowlist for outbound calls to otherwise refused ranges (tests, self-hosting). */
