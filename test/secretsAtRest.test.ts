@@ -106,6 +106,23 @@ describe('a ciphertext is bound to its workspace, row and purpose', () => {
         () => expect(loadTrigger(db.prisma, box, target.triggerId)).rejects.toThrow(),
       );
     }
+    // An endpoint's signing secret copied to another workspace's endpoint.
+    const endpointDeps = { prisma: db.prisma, box, urls: createEndpointUrlPolicy({}), secretOverlapMs: 86_400_000 };
+    const epA = await createEndpoint(endpointDeps, {
+      workspaceId: a.workspaceId,
+      url: 'https://a.example.com/h',
+      eventTypes: ['run.succeeded'],
+    });
+    const epB = await createEndpoint(endpointDeps, {
+      workspaceId: b.workspaceId,
+      url: 'https://b.example.com/h',
+      eventTypes: ['run.succeeded'],
+    });
+    const epRowA = await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: epA.id } });
+    const epRowB = await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: epB.id } });
+    expect(signingSecrets(box, epRowA)).toEqual([epA.secret]);
+    expect(() => signingSecrets(box, { ...epRowB, secretEnc: epRowA.secretEnc })).toThrow();
+
     // Restored rows open again: the refusals came from the copies alone.
     expect((await loadTrigger(db.prisma, box, rowB.triggerId))!.secret).toMatch(/^tsec_/);
     expect(await loadWorkspaceSecrets(db.prisma, box, b.workspaceId)).toEqual({ TOKEN: 'tok-b' });
