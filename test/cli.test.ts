@@ -171,7 +171,7 @@ output: "steps.shape.output"
     expect(listed.stdout).not.toContain(value);
     const row = await db.prisma.secret.findFirstOrThrow({ where: { workspaceId: ws, name: 'STRIPE_KEY' } });
     expect(row.valueEnc).not.toContain(value);
-    expect(row.valueEnc).toMatch(/^v1\./);
+    expect(row.valueEnc).toMatch(/^v2\.[\w-]{8}\./);
   });
 
   it('prints errors as JSON on stderr with --json', () => {

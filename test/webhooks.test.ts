@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { recordEventAndDeliveries, setSecret } from '@svc/domain';
+import { recordEventAndDeliveries, sealedContext, setSecret } from '@svc/domain';
 import { createDeliveryStarter } from '@svc/temporal';
 import { signWebhook } from '@svc/signing';
 import { greet, waitFor } from './helpers/fixtures';
@@ -138,7 +138,7 @@ describe('webhook endpoints API', () => {
     // Stored sealed, never in clear.
     const row = await stack.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(row.secretEnc).not.toContain(created.body.secret);
-    expect(stack.box.open(row.secretEnc)).toBe(created.body.secret);
+    expect(stack.box.open(row.secretEnc, sealedContext.endpointSigningSecret(row.workspaceId, id))).toBe(created.body.secret);
 
     const read = await stack.api('GET', `/api/v1/webhook-endpoints/${id}`, { key: t.key });
     expect(read.status).toBe(200);

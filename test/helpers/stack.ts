@@ -82,7 +82,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   });
   const logger = createLogger({ name: 'test', level: config.LOG_LEVEL });
   const db = createDb(config.DATABASE_URL!, { max: 20 });
-  const box = createSecretBox(config.SVC_ENCRYPTION_KEY!);
+  const box = createSecretBox(config.SVC_ENCRYPTION_KEY!, config.SVC_ENCRYPTION_KEY_PREVIOUS);
   // The gateway's own client (its retry settings included), as apps/gateway/src/wiring.ts makes it.
   const { client: temporal, connection } = await connectTemporalClient(config);
 
@@ -91,9 +91,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   let worker: WorkerSet | undefined;
   let workerDone: Promise<void> | undefined;
   // Outbound webhooks: the worker's delivery runtime and its outbox relay (as apps/worker/src/main.ts).
-  const webhooks = createWebhookRuntime({ config, prisma: db.prisma, client: temporal, taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, logger });
+  const webhooks = createWebhookRuntime({
+    config,
+    prisma: db.prisma,
+    client: temporal,
+    taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+    logger,
+  });
   let relay: DeliveryRelay | undefined;
-  const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!);
+  const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!, config.SVC_ENCRYPTION_KEY_PREVIOUS);
   async function startWorker() {
     if (worker) return;
     worker = await createWorkers(

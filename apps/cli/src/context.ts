@@ -45,7 +45,7 @@ export function openContext(env: NodeJS.ProcessEnv = process.env): CliContext {
     db,
     box() {
       if (!config.SVC_ENCRYPTION_KEY) throw new Error('SVC_ENCRYPTION_KEY is not set (and no stack.json provides one)');
-      return createSecretBox(config.SVC_ENCRYPTION_KEY);
+      return createSecretBox(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS);
     },
     async temporal() {
       if (!config.TEMPORAL_ADDRESS) throw new Error('No Temporal: set TEMPORAL_ADDRESS, or start the local stack with `npm start` first');

@@ -24,7 +24,7 @@ export async function createGatewayDeps(
     sql: db.sql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     control: createRunControl(client),
-    reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
+    reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
     readiness: {
       async database() {
         await db.pool.query('SELECT 1');

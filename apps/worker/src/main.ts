@@ -40,8 +40,8 @@ async function main(): Promise<void> {
     {
       config,
       prisma: db.prisma,
-      secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY),
-      reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY),
+      secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
+      reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
       logger,
       webhooks,
       temporalClient: temporal.client,

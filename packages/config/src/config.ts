@@ -42,8 +42,14 @@ export const configSchema = z.object({
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   TEMPORAL_TLS: bool.default(false),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
-  /** AES-256-GCM key for secrets at rest (workspace secrets, trigger secrets). */
+  /** AES-256-GCM key for secrets at rest (workspace, trigger and webhook secrets) and review links. */
   SVC_ENCRYPTION_KEY: key32.optional(),
+  /**
+   * Earlier encryption keys (comma-separated), still accepted for opening secrets and review
+   * links while a rotation runs: set the new key, move the old one here, run
+   * `svc secrets reencrypt`, then drop it. Nothing is ever sealed with these.
+   */
+  SVC_ENCRYPTION_KEY_PREVIOUS: csv.pipe(z.array(key32)).default([]),
   /** How long `wait: true` holds a start request. */
   RUN_WAIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(25_000),
   /** Operator allowlist for outbound calls to otherwise refused ranges (tests, self-hosting). */

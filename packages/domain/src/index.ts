@@ -13,6 +13,8 @@ export * from './apiKeys/scopes';
 export * from './apiKeys/apiKeys';
 export * from './apiKeys/authenticate';
 export * from './secrets/secrets';
+export * from './secrets/contexts';
+export * from './secrets/reencrypt';
 export * from './workflows/workflows';
 export * from './runs/launcher';
 export * from './runs/runView';

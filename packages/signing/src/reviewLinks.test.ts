@@ -25,6 +25,16 @@ describe('review links', () => {
     expect(signer.verify(other.sign(claims), 'rev_abc')).toBeNull();
   });
 
+  it('verifies links signed under a previous key while a rotation keeps it, and signs under the new one', () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const issuedBefore = createReviewLinkSigner(oldKey).sign(claims);
+    const during = createReviewLinkSigner(newKey, [oldKey]);
+    expect(during.verify(issuedBefore, 'rev_abc')).toEqual(claims);
+    expect(createReviewLinkSigner(newKey).verify(during.sign(claims), 'rev_abc')).toEqual(claims);
+    expect(createReviewLinkSigner(newKey).verify(issuedBefore, 'rev_abc')).toBeNull();
+  });
+
   it('binds form tokens to the link token', () => {
     const a = signer.sign(claims);
     const b = signer.sign({ ...claims, email: 'x@example.test' });

@@ -20,10 +20,15 @@ export interface ReviewLinkSigner {
 // Domain separation: this key and these MACs sign review links and nothing else.
 const PURPOSE = 'svc review link v1';
 
-/** Signs review links with a key derived (HKDF) from the service's encryption key. */
-export function createReviewLinkSigner(masterKey: Buffer): ReviewLinkSigner {
-  const key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), PURPOSE, 32));
-  const mac = (label: string, data: string) => createHmac('sha256', key).update(`${label}.${data}`).digest('base64url');
+const macWith = (key: Buffer) => (label: string, data: string) => createHmac('sha256', key).update(`${label}.${data}`).digest('base64url');
+
+/**
+ * Signs review links with a key derived (HKDF) from the service's encryption key. Links signed
+ * under a previous encryption key still verify while a key rotation keeps that key.
+ */
+export function createReviewLinkSigner(masterKey: Buffer, previousKeys: readonly Buffer[] = []): ReviewLinkSigner {
+  const macs = [masterKey, ...previousKeys].map((k) => macWith(Buffer.from(hkdfSync('sha256', k, Buffer.alloc(0), PURPOSE, 32))));
+  const mac = macs[0];
   return {
     sign(claims) {
       const payload = Buffer.from(JSON.stringify({ r: claims.reviewId, e: claims.email, x: claims.expiresAt })).toString('base64url');
@@ -31,7 +36,7 @@ export function createReviewLinkSigner(masterKey: Buffer): ReviewLinkSigner {
     },
     verify(token, reviewId, now = Date.now()) {
       const [payload, sig, extra] = token.split('.');
-      if (!payload || !sig || extra !== undefined || !safeEqual(sig, mac('link', payload))) return null;
+      if (!payload || !sig || extra !== undefined || !macs.some((m) => safeEqual(sig, m('link', payload)))) return null;
       let parsed: { r?: unknown; e?: unknown; x?: unknown };
       try {
         parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listSecrets, setSecret } from '@svc/domain';
+import { listSecrets, reencryptSecrets, setSecret } from '@svc/domain';
 import { table } from '../output';
 import type { Run } from '../run';
 
@@ -29,6 +29,20 @@ export function registerSecrets(program: Command, run: Run): void {
       run(
         async (ctx) => ({ data: await listSecrets(ctx.db.prisma, o.workspace) }),
         (r) => table(r.data, ['name', 'updated_at']),
+      ),
+    );
+  s.command('reencrypt')
+    .description(
+      'Re-seal every secret at rest (workspace, trigger and webhook secrets) under the current SVC_ENCRYPTION_KEY, ' +
+        'opening old values with SVC_ENCRYPTION_KEY_PREVIOUS; run it after a key rotation (idempotent)',
+    )
+    .action(() =>
+      run(
+        async (ctx) => {
+          const box = ctx.box();
+          return { key_id: box.keyId, reencrypted: await reencryptSecrets(ctx.db.prisma, box) };
+        },
+        (r) => [`re-encrypted under key ${r.key_id}:`, ...Object.entries(r.reencrypted).map(([kind, n]) => `  ${kind}: ${n}`)].join('\n'),
       ),
     );
 }

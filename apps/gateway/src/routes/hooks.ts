@@ -23,7 +23,9 @@ import type { ClientAddresses } from '../middleware/clientAddress';
  */
 export function hookRoutes(deps: GatewayDeps, addresses: ClientAddresses): Router {
   const r = Router();
-  const box = deps.config.SVC_ENCRYPTION_KEY ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY) : undefined;
+  const box = deps.config.SVC_ENCRYPTION_KEY
+    ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY, deps.config.SVC_ENCRYPTION_KEY_PREVIOUS)
+    : undefined;
 
   r.post('/:trigger_id', async (req, res) => {
     if (declaredLengthExceeds(req.headers['content-length'], TRIGGER_BODY_LIMIT)) throw payloadTooLarge(TRIGGER_BODY_LIMIT);

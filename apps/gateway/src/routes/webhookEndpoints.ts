@@ -27,7 +27,9 @@ const ENDPOINT_BODY_LIMIT = 16 * 1024;
 export function webhookEndpointRoutes(deps: GatewayDeps): Router {
   const r = Router();
   const urls = createEndpointUrlPolicy({ allowHttp: deps.config.OUTBOUND_ALLOW_HTTP, allowCidrs: deps.config.OUTBOUND_ALLOW_CIDRS });
-  const box = deps.config.SVC_ENCRYPTION_KEY ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY) : undefined;
+  const box = deps.config.SVC_ENCRYPTION_KEY
+    ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY, deps.config.SVC_ENCRYPTION_KEY_PREVIOUS)
+    : undefined;
   const endpointDeps = (): EndpointDeps => {
     if (!box) throw new AppError('unavailable', 'Webhook secrets cannot be sealed: the server has no encryption key configured');
     return { prisma: deps.prisma, box, urls, secretOverlapMs: deps.config.WEBHOOK_SECRET_OVERLAP_MS };

@@ -2,6 +2,7 @@ import type { Db } from '@svc/db';
 import type { SecretBox } from '@svc/signing';
 import { AppError } from '../errors';
 import { iso } from '../shared/time';
+import { sealedContext } from './contexts';
 
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 const MAX_SECRET_BYTES = 64 * 1024;
@@ -26,7 +27,7 @@ export async function setSecret(db: Db, box: SecretBox, args: { workspaceId: str
   }
   const ws = await db.workspace.findUnique({ where: { id: args.workspaceId }, select: { id: true } });
   if (!ws) throw new AppError('not_found', `Workspace ${args.workspaceId} not found`);
-  const valueEnc = box.seal(args.value);
+  const valueEnc = box.seal(args.value, sealedContext.workspaceSecret(args.workspaceId, args.name));
   const row = await db.secret.upsert({
     where: { workspaceId_name: { workspaceId: args.workspaceId, name: args.name } },
     create: { workspaceId: args.workspaceId, name: args.name, valueEnc },
@@ -43,5 +44,5 @@ export async function listSecrets(db: Db, workspaceId: string): Promise<SecretVi
 /** Decrypted secrets for use inside an activity only. */
 export async function loadWorkspaceSecrets(db: Db, box: SecretBox, workspaceId: string): Promise<Record<string, string>> {
   const rows = await db.secret.findMany({ where: { workspaceId } });
-  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.valueEnc)]));
+  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.valueEnc, sealedContext.workspaceSecret(workspaceId, r.name))]));
 }

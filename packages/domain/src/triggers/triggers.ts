@@ -8,6 +8,7 @@ import { startRun } from '../runs/startRun';
 import type { StartRunDeps } from '../runs/startRun';
 import type { RunView } from '../runs/runView';
 import { workspaceLimits } from '../workspaces/limits';
+import { sealedContext } from '../secrets/contexts';
 import type { WorkspaceLimits } from '../workspaces/limits';
 import { verifyTriggerRequest } from './checks';
 import type { HeaderBag, TriggerCredentials } from './checks';
@@ -54,8 +55,8 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
     workspaceId: row.workspaceId,
     limits: workspaceLimits(row.workspace),
     settings,
-    secret: box.open(row.triggerSecretEnc),
-    signingSecret: box.open(row.triggerSigningSecretEnc),
+    secret: box.open(row.triggerSecretEnc, sealedContext.triggerSecret(row.workspaceId, row.id)),
+    signingSecret: box.open(row.triggerSigningSecretEnc, sealedContext.triggerSigningSecret(row.workspaceId, row.id)),
   };
 }
 

@@ -8,6 +8,7 @@ import { newId } from '../ids';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
+import { sealedContext } from '../secrets/contexts';
 import { checkEndpointUrl } from './urlRules';
 import type { EndpointUrlPolicy } from './urlRules';
 
@@ -82,9 +83,10 @@ export async function createEndpoint(
   const eventTypes = checkEventTypes(args.eventTypes);
   const secret = newWebhookSecret();
   const enabled = args.enabled ?? true;
+  const id = newId('we');
   const row = await deps.prisma.webhookEndpoint.create({
     data: {
-      id: newId('we'),
+      id,
       workspaceId: args.workspaceId,
       url,
       eventTypes,
@@ -92,7 +94,7 @@ export async function createEndpoint(
       status: enabled ? 'enabled' : 'disabled',
       disabledReason: enabled ? null : 'Created disabled',
       disabledAt: enabled ? null : new Date(),
-      secretEnc: deps.box.seal(secret),
+      secretEnc: deps.box.seal(secret, sealedContext.endpointSigningSecret(args.workspaceId, id)),
     },
   });
   return { ...toEndpointView(row), secret };
@@ -203,7 +205,7 @@ export async function rotateEndpointSecret(
     await tx.webhookEndpoint.update({
       where: { id: current.id },
       data: {
-        secretEnc: deps.box.seal(secret),
+        secretEnc: deps.box.seal(secret, sealedContext.endpointSigningSecret(current.workspaceId, current.id)),
         previousSecretEnc: current.secretEnc,
         previousSecretExpiresAt: expires,
         updatedAt: now,
@@ -215,9 +217,10 @@ export async function rotateEndpointSecret(
 
 /** The secrets that sign now, newest first (the previous one only while its overlap lasts). */
 export function signingSecrets(box: SecretBox, e: EndpointRow, now = new Date()): string[] {
-  const out = [box.open(e.secretEnc)];
+  const context = sealedContext.endpointSigningSecret(e.workspaceId, e.id);
+  const out = [box.open(e.secretEnc, context)];
   if (e.previousSecretEnc && e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > now.getTime()) {
-    out.push(box.open(e.previousSecretEnc));
+    out.push(box.open(e.previousSecretEnc, context));
   }
   return out;
 }

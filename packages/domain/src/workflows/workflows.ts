@@ -8,6 +8,7 @@ import { newId } from '../ids';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
+import { sealedContext } from '../secrets/contexts';
 
 export interface WorkflowView {
   id: string;
@@ -74,8 +75,8 @@ export async function applyWorkflow(
           description: def.description,
           version: 1,
           triggerId: newId('trg'),
-          triggerSecretEnc: box.seal(randomToken('tsec_', 32)),
-          triggerSigningSecretEnc: box.seal(randomToken('tsig_', 32)),
+          triggerSecretEnc: box.seal(randomToken('tsec_', 32), sealedContext.triggerSecret(args.workspaceId, id)),
+          triggerSigningSecretEnc: box.seal(randomToken('tsig_', 32), sealedContext.triggerSigningSecret(args.workspaceId, id)),
           versions: { create: { version: 1, definition: def as object } },
         },
       });
@@ -149,8 +150,8 @@ export async function showTrigger(db: Db, box: SecretBox, args: { workflowId: st
   return {
     workflow_id: row.id,
     url: `${args.baseUrl}/hooks/${row.triggerId}`,
-    secret: box.open(row.triggerSecretEnc),
-    signing_secret: box.open(row.triggerSigningSecretEnc),
+    secret: box.open(row.triggerSecretEnc, sealedContext.triggerSecret(row.workspaceId, row.id)),
+    signing_secret: box.open(row.triggerSigningSecretEnc, sealedContext.triggerSigningSecret(row.workspaceId, row.id)),
     auth: { secret: def.trigger.secret, signature: def.trigger.signature },
   };
 }
