@@ -10,6 +10,7 @@ import type { RunView } from '../runs/runView';
 import { workspaceLimits } from '../workspaces/limits';
 import type { WorkspaceLimits } from '../workspaces/limits';
 import { verifyTriggerRequest } from './checks';
+import { triggerSecretsInForce } from './secrets';
 import type { HeaderBag, TriggerCredentials } from './checks';
 
 /** A workflow's inbound trigger, with its settings and secrets opened. */
@@ -35,6 +36,9 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
       version: true,
       triggerSecretEnc: true,
       triggerSigningSecretEnc: true,
+      triggerPreviousSecretEnc: true,
+      triggerPreviousSigningSecretEnc: true,
+      triggerPreviousExpiresAt: true,
       workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } },
     },
   });
@@ -54,8 +58,7 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
     workspaceId: row.workspaceId,
     limits: workspaceLimits(row.workspace),
     settings,
-    secret: box.open(row.triggerSecretEnc),
-    signingSecret: box.open(row.triggerSigningSecretEnc),
+    ...triggerSecretsInForce(box, row),
   };
 }
 
