@@ -98,7 +98,7 @@ beforeAll(async () => {
   const trigger = (await loadTrigger(stack.db.prisma, stack.box, row.triggerId))!;
   for (const w of await stack.db.prisma.workflow.findMany({ where: { workspaceId: tenant.workspaceId }, select: { triggerId: true } })) {
     const t = (await loadTrigger(stack.db.prisma, stack.box, w.triggerId))!;
-    moreSecrets.push(t.secret, t.signingSecret);
+    moreSecrets.push(...t.secrets, ...t.signingSecrets);
   }
   // A delivery in the log (to a closed loopback port: every attempt fails with no response), so
   // the delivery operations have something to find.
@@ -130,7 +130,7 @@ beforeAll(async () => {
       semantic422('createWebhookEndpoint'),
       semantic422('updateWebhookEndpoint'),
       // Ids no operation of the document hands out: the trigger (and its secret)…
-      `[[operations]]\ninclude-operation-id = "fireTrigger"\n[operations.parameters]\n"path.trigger_id" = "${row.triggerId}"\n"header.x-svc-secret" = "${trigger.secret}"\n`,
+      `[[operations]]\ninclude-operation-id = "fireTrigger"\n[operations.parameters]\n"path.trigger_id" = "${row.triggerId}"\n"header.x-svc-secret" = "${trigger.secrets[0]}"\n`,
       // …and an endpoint with a delivery in its log. The stateful phase reaches deliveries through
       // the document's links instead (pinned ids there would mix with the ids links hand out).
       `[[operations]]\ninclude-operation-id = "listWebhookDeliveries"\n[operations.parameters]\n"path.endpoint_id" = "${endpoint.body.id}"\n`,

@@ -415,7 +415,7 @@ export interface components {
        */
       decision: 'approve' | 'reject' | 'approved' | 'rejected';
       comment?: string;
-      /** @description Who decided (e.g. an email); defaults to the API key id. */
+      /** @description A free-text label of who decided (e.g. an email); defaults to the API key id. The review records the authenticating key in `decided_via` whatever this says. */
       decided_by?: string;
     };
     /** @description Any JSON object, at most 256 KB (262144 bytes) as sent, with no U+0000 in any string; it becomes the run's `input`. */
@@ -590,9 +590,20 @@ export interface components {
        */
       expires_at: string;
       decision: ('approved' | 'rejected') | null;
+      /** @description Free-text label of who decided (the caller may choose it). */
       decided_by: string | null;
+      /** @description Who decided, as the server authenticated them; no request can set it. Null while pending, when cancelled, and for decisions recorded before svc kept it. */
+      decided_via: components['schemas']['DecidedVia'] | null;
       decided_at: string | null;
       comment: string | null;
+    };
+    DecidedVia: {
+      /**
+       * @description `api_key`: the API (id: the key id). `review_link`: the mailed review page (id: the assignee). `console`: a console member (id: the member id). `cli`: `svc reviews decide` (id: the OS account that ran it). `temporal`: an operator's `decideReview` signal (no id). `timeout`: the review expired (no id).
+       * @enum {string}
+       */
+      type: 'api_key' | 'review_link' | 'console' | 'cli' | 'temporal' | 'timeout';
+      id: string | null;
     };
     RunList: {
       data: components['schemas']['RunSummary'][];

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { DecidedVia } from '@svc/domain';
 import type { RunStatus } from './runTypes';
 
 /** Current status of a run, straight from its workflow. */
@@ -30,6 +31,8 @@ export interface DecideReviewInput {
   decision: 'approved' | 'rejected';
   comment?: string | null;
   decidedBy?: string | null;
+  /** Who decided, as the gateway or CLI authenticated them; absent in histories from before it existed. */
+  decidedVia?: DecidedVia | null;
 }
 
 /**
@@ -62,5 +65,6 @@ export interface DecideReviewSignalInput {
  */
 export const decideReviewSignal = defineSignal<[DecideReviewSignalInput]>('decideReview');
 
-/** Who a decision sent by signal from the Temporal UI or CLI is recorded as. */
+/** Who a decision sent by signal from the Temporal UI or CLI is recorded as (label and actor). */
 export const TEMPORAL_DECIDER = 'temporal';
+export const TEMPORAL_DECIDED_VIA: DecidedVia = { type: 'temporal', id: null };

@@ -1,4 +1,13 @@
-import type { ExpressionContext, LaunchRequest, RunError, StepDefinition, StepError, StepStatus, TerminalRunStatus } from '@svc/domain';
+import type {
+  DecidedVia,
+  ExpressionContext,
+  LaunchRequest,
+  RunError,
+  StepDefinition,
+  StepError,
+  StepStatus,
+  TerminalRunStatus,
+} from '@svc/domain';
 
 export type { RunError, StepError, StepStatus, TerminalRunStatus };
 export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | TerminalRunStatus;
@@ -92,6 +101,8 @@ export interface ResolveReviewInput {
   status: 'approved' | 'rejected' | 'expired';
   decision: 'approved' | 'rejected';
   decidedBy: string | null;
+  /** Null for an expiry (the store records the timer) and for decisions from older histories. */
+  decidedVia?: DecidedVia | null;
   comment: string | null;
 }
 

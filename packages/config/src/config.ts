@@ -113,7 +113,10 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Upper bound on a receiver's Retry-After (429/503): never wait longer than this for one retry. */
   WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(21_600_000),
-  /** How long the previous secret keeps signing after a rotation (API.md §7: 24 h). */
+  /**
+   * How long the previous secret stays valid after a rotation (24 h): a webhook endpoint's keeps
+   * signing (API.md §7), a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).
+   */
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(2_592_000_000).default(86_400_000),
   /**
    * How often each worker looks for deliveries whose Temporal workflow is not started yet

@@ -35,6 +35,19 @@ export const Step = z
   })
   .meta({ id: 'Step' });
 
+/** Kinds of principal a review decision is recorded with (API.md §5); see packages/domain reviews/decidedVia. */
+export const DECIDED_VIA_TYPES = ['api_key', 'review_link', 'console', 'cli', 'temporal', 'timeout'] as const;
+
+export const DecidedVia = z
+  .object({
+    type: z.enum(DECIDED_VIA_TYPES).meta({
+      description:
+        "`api_key`: the API (id: the key id). `review_link`: the mailed review page (id: the assignee). `console`: a console member (id: the member id). `cli`: `svc reviews decide` (id: the OS account that ran it). `temporal`: an operator's `decideReview` signal (no id). `timeout`: the review expired (no id).",
+    }),
+    id: z.string().nullable(),
+  })
+  .meta({ id: 'DecidedVia' });
+
 export const Review = z
   .object({
     id: z.string(),
@@ -47,7 +60,11 @@ export const Review = z
     requested_at: Timestamp,
     expires_at: Timestamp,
     decision: z.enum(['approved', 'rejected']).nullable(),
-    decided_by: z.string().nullable(),
+    decided_by: z.string().nullable().meta({ description: 'Free-text label of who decided (the caller may choose it).' }),
+    decided_via: DecidedVia.nullable().meta({
+      description:
+        'Who decided, as the server authenticated them; no request can set it. Null while pending, when cancelled, and for decisions recorded before svc kept it.',
+    }),
     decided_at: Timestamp.nullable(),
     comment: z.string().nullable(),
   })

@@ -27,6 +27,7 @@ export * from './runs/slots';
 export * from './runs/runStore';
 export * from './runs/limits';
 export * from './reviews/reviews';
+export * from './reviews/decidedVia';
 export * from './webhooks';
 export * from './mail';
 export * from './reviews/reviewMail';

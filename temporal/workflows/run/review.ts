@@ -43,6 +43,7 @@ export async function awaitReview(
     status: expired ? 'expired' : decision,
     decision,
     decidedBy: expired ? null : (given!.decidedBy ?? null),
+    decidedVia: expired ? null : (given!.decidedVia ?? null),
     comment: expired ? null : (given!.comment ?? null),
   });
   state.decidedReviews.add(reviewId);

@@ -4,6 +4,7 @@ import {
   decideReviewSignal,
   decideReviewUpdate,
   runStatusQuery,
+  TEMPORAL_DECIDED_VIA,
   TEMPORAL_DECIDER,
   waitForSettleUpdate,
 } from '../../shared/messages';
@@ -91,6 +92,7 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
       decision: input.decision,
       comment: input.comment ?? null,
       decidedBy: TEMPORAL_DECIDER,
+      decidedVia: TEMPORAL_DECIDED_VIA,
     };
   });
 

@@ -1,8 +1,18 @@
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { decideReview, listReviews } from '@svc/domain';
 import { createRunControl } from '@svc/temporal';
 import { table } from '../output';
 import type { Run } from '../run';
+
+/** The OS account running the CLI, from the password database (not from environment variables). */
+function osAccount(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null; // a uid with no passwd entry, as in some containers
+  }
+}
 
 export function registerReviews(program: Command, run: Run): void {
   const reviews = program.command('reviews').description('Runs waiting for a person');
@@ -29,7 +39,14 @@ export function registerReviews(program: Command, run: Run): void {
           const control = createRunControl(await ctx.temporal());
           return decideReview(
             { prisma: ctx.db.prisma, control },
-            { reviewId, decision: o.approve ? 'approved' : 'rejected', comment: o.comment ?? null, decidedBy: o.by },
+            {
+              reviewId,
+              decision: o.approve ? 'approved' : 'rejected',
+              comment: o.comment ?? null,
+              decidedBy: o.by,
+              // --by is only the label: the CLI holds the database and Temporal credentials itself.
+              decidedVia: { type: 'cli', id: osAccount() },
+            },
           );
         },
         (r) => `review ${r.id} ${r.status}${r.comment ? ` (${r.comment})` : ''}; run ${r.run_id}`,

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { RUN_STATUSES } from '@svc/contract';
-import { AppError, cancelRun, findWorkflow, getRun, toRunView } from '@svc/domain';
+import { AppError, cancelRun, decidedViaText, findWorkflow, getRun, toRunView } from '@svc/domain';
 import type { RunView } from '@svc/domain';
 import { createRunControl } from '@svc/temporal';
 import type { CliContext } from '../context';
@@ -37,8 +37,10 @@ function describeRun(r: Awaited<ReturnType<typeof showRun>>): string {
   const v = r.review;
   if (v) {
     lines.push('', `review ${v.id} (step ${v.step_key}) ${v.status}: ${v.title}`);
-    if (v.decided_at) lines.push(`decided ${v.decision} by ${v.decided_by} at ${v.decided_at}${v.comment ? `: ${v.comment}` : ''}`);
-    else lines.push(`assignees: ${v.assignees.join(', ')}; expires ${v.expires_at}`);
+    if (v.decided_at) {
+      const via = v.decided_via ? ` (via ${decidedViaText(v.decided_via)})` : '';
+      lines.push(`decided ${v.decision} by ${v.decided_by}${via} at ${v.decided_at}${v.comment ? `: ${v.comment}` : ''}`);
+    } else lines.push(`assignees: ${v.assignees.join(', ')}; expires ${v.expires_at}`);
   }
   return lines.join('\n');
 }

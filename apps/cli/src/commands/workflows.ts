@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { applyWorkflowAndAnnounce, listWorkflows, parseDefinition, showTrigger } from '@svc/domain';
-import type { WorkflowView } from '@svc/domain';
+import { applyWorkflowAndAnnounce, listWorkflows, parseDefinition, rotateTriggerSecrets, showTrigger } from '@svc/domain';
+import type { TriggerSecrets, WorkflowView } from '@svc/domain';
 import { table } from '../output';
 import type { Run } from '../run';
 
@@ -36,15 +36,30 @@ export function registerWorkflows(program: Command, run: Run): void {
       ),
     );
 
-  program
-    .command('triggers')
-    .description('Inbound webhook triggers')
+  const triggers = program.command('triggers').description('Inbound webhook triggers');
+  triggers
     .command('show <workflowId>')
     .action((workflowId: string) =>
+      run((ctx) => showTrigger(ctx.db.prisma, ctx.box(), { workflowId, baseUrl: ctx.config.BASE_URL }), triggerText),
+    );
+  triggers
+    .command('rotate <workflowId>')
+    .description('new secret and signing secret; the previous ones stay valid for WEBHOOK_SECRET_OVERLAP_MS (24 h)')
+    .action((workflowId: string) =>
       run(
-        (ctx) => showTrigger(ctx.db.prisma, ctx.box(), { workflowId, baseUrl: ctx.config.BASE_URL }),
-        (t) =>
-          `url:            ${t.url}\nsecret:         ${t.secret}\nsigning secret: ${t.signing_secret}\nrequires:       ${[t.auth.secret && 'x-svc-secret', t.auth.signature && 'x-svc-signature'].filter(Boolean).join(' + ')}`,
+        (ctx) =>
+          rotateTriggerSecrets(ctx.db.prisma, ctx.box(), {
+            workflowId,
+            overlapMs: ctx.config.WEBHOOK_SECRET_OVERLAP_MS,
+            baseUrl: ctx.config.BASE_URL,
+          }),
+        triggerText,
       ),
     );
+}
+
+function triggerText(t: TriggerSecrets): string {
+  const requires = [t.auth.secret && 'x-svc-secret', t.auth.signature && 'x-svc-signature'].filter(Boolean).join(' + ');
+  const previous = t.previous_secrets_expire_at ? `\nprevious pair:  accepted until ${t.previous_secrets_expire_at}` : '';
+  return `url:            ${t.url}\nsecret:         ${t.secret}\nsigning secret: ${t.signing_secret}\nrequires:       ${requires}${previous}`;
 }

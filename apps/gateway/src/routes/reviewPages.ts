@@ -106,6 +106,7 @@ export function reviewPageRoutes(deps: GatewayDeps): Router {
           decision: body.decision === 'approve' ? 'approved' : 'rejected',
           comment,
           decidedBy: found.claims.email,
+          decidedVia: { type: 'review_link', id: found.claims.email },
         },
       );
       const word = decided.status === 'approved' ? 'Approved' : 'Rejected';

@@ -78,6 +78,8 @@ export function runRoutes(deps: GatewayDeps): Router {
         decision: normalizeDecision(body.decision),
         comment: body.comment ?? null,
         decidedBy: body.decided_by ?? principal.keyId,
+        // The label is the caller's to choose; who decided is the key that authenticated.
+        decidedVia: { type: 'api_key', id: principal.keyId },
       },
     );
     res.json(await getRun(deps.prisma, { workspaceId: principal.workspaceId, runId }));

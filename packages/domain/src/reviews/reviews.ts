@@ -39,6 +39,7 @@ export async function decideReview(
       decision: args.decision,
       comment: args.comment ?? null,
       decidedBy: args.decidedBy ?? null,
+      decidedVia: args.decidedVia,
     },
   );
   const after = await deps.prisma.review.findUniqueOrThrow({ where: { id: review.id } });

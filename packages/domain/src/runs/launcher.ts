@@ -1,4 +1,5 @@
 import type { WorkflowDefinition } from '../definitions';
+import type { DecidedVia } from '../reviews/decidedVia';
 
 /** How the gateway addresses a run's Temporal execution: by the workflow id stored on its row. */
 export interface RunRef {
@@ -61,6 +62,8 @@ export interface ReviewDecision {
   decision: 'approved' | 'rejected';
   comment?: string | null;
   decidedBy?: string | null;
+  /** Who decided, from the caller's authenticated context (never from a request body). */
+  decidedVia: DecidedVia;
 }
 
 /**

@@ -35,7 +35,8 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
                      'id', v.id, 'runId', v.run_id, 'stepKey', v.step_key, 'status', v.status, 'title', v.title,
                      'instructions', v.instructions, 'assignees', v.assignees, 'data', v.data,
                      'requestedAt', v.requested_at, 'expiresAt', v.expires_at, 'decision', v.decision,
-                     'decidedBy', v.decided_by, 'decidedAt', v.decided_at, 'comment', v.comment)
+                     'decidedBy', v.decided_by, 'decidedViaType', v.decided_via_type, 'decidedViaId', v.decided_via_id,
+                     'decidedAt', v.decided_at, 'comment', v.comment)
               FROM reviews v WHERE v.run_id = r.id ORDER BY v.requested_at DESC LIMIT 1) AS review
       FROM runs r
      WHERE r.id = ${args.runId} AND r.workspace_id = ${args.workspaceId}`,

@@ -1,5 +1,7 @@
 import type { Db } from '@svc/db';
 import type { EventType } from '../events/events';
+import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
+import type { DecidedVia } from '../reviews/decidedVia';
 import { recordEventAndDeliveries } from '../webhooks/fanOut';
 import type { DeliveryRef } from '../webhooks/fanOut';
 import { getRun } from './readRuns';
@@ -97,7 +99,11 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
       const review = await tx.review.findUniqueOrThrow({ where: { id: subject.reviewId } });
       data = { ...toReviewView(review), run_id: review.runId };
     }
-    const { deliveries } = await recordEventAndDeliveries(tx, { workspaceId, type, dedupeKey, data }, { dispatchDelayMs: opts.dispatchDelayMs });
+    const { deliveries } = await recordEventAndDeliveries(
+      tx,
+      { workspaceId, type, dedupeKey, data },
+      { dispatchDelayMs: opts.dispatchDelayMs },
+    );
     return deliveries;
   }
 
@@ -162,7 +168,9 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
       let started = 0;
       const done = await prisma.$transaction(async (tx) => {
         await tx.review.createMany({
-          data: [{ ...review, runId, stepKey, data: review.data === null || review.data === undefined ? undefined : (review.data as object) }],
+          data: [
+            { ...review, runId, stepKey, data: review.data === null || review.data === undefined ? undefined : (review.data as object) },
+          ],
           skipDuplicates: true,
         });
         await tx.$executeRaw`UPDATE run_steps SET status = 'waiting_for_review', attempts = GREATEST(attempts, 1),
@@ -186,13 +194,29 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
      */
     async resolveReview(
       args: { runId: string; workspaceId: string; reviewId: string },
-      d: { status: 'approved' | 'rejected' | 'expired'; decision: string; decidedBy: string | null; comment: string | null },
+      d: {
+        status: 'approved' | 'rejected' | 'expired';
+        decision: string;
+        decidedBy: string | null;
+        decidedVia?: DecidedVia | null;
+        comment: string | null;
+      },
     ): Promise<{ decidedAt: Date; deliveries: DeliveryRef[] }> {
       const { runId, workspaceId, reviewId } = args;
+      // An expiry is the timer's decision, whichever version of the workflow ran it.
+      const via = d.status === 'expired' ? DECIDED_VIA_TIMEOUT : (d.decidedVia ?? null);
       return prisma.$transaction(async (tx) => {
         await tx.review.updateMany({
           where: { id: reviewId, status: 'pending' },
-          data: { status: d.status, decision: d.decision, decidedBy: d.decidedBy, comment: d.comment, decidedAt: new Date() },
+          data: {
+            status: d.status,
+            decision: d.decision,
+            decidedBy: d.decidedBy,
+            decidedViaType: via?.type ?? null,
+            decidedViaId: via?.id ?? null,
+            comment: d.comment,
+            decidedAt: new Date(),
+          },
         });
         await tx.$executeRaw`UPDATE runs SET status = 'running' WHERE id = ${runId} AND status = 'waiting_for_review'`;
         const row = await tx.review.findUniqueOrThrow({ where: { id: reviewId }, select: { decidedAt: true } });

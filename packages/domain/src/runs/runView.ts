@@ -1,4 +1,6 @@
 import type { Db } from '@svc/db';
+import { decidedViaOf } from '../reviews/decidedVia';
+import type { DecidedVia } from '../reviews/decidedVia';
 import { durationMs, iso } from '../shared/time';
 
 export interface StepView {
@@ -26,6 +28,7 @@ export interface ReviewView {
   expires_at: string | null;
   decision: string | null;
   decided_by: string | null;
+  decided_via: DecidedVia | null;
   decided_at: string | null;
   comment: string | null;
 }
@@ -80,6 +83,7 @@ export function toReviewView(r: ReviewRow): ReviewView {
     expires_at: iso(r.expiresAt),
     decision: r.decision,
     decided_by: r.decidedBy,
+    decided_via: decidedViaOf(r),
     decided_at: iso(r.decidedAt),
     comment: r.comment,
   };

@@ -40,6 +40,13 @@ export const SEALED_TABLES: readonly SealedTable[] = [
     columns: [
       { kind: 'trigger_secrets', column: 'trigger_secret_enc', context: ofRow(sealedContext.triggerSecret) },
       { kind: 'trigger_signing_secrets', column: 'trigger_signing_secret_enc', context: ofRow(sealedContext.triggerSigningSecret) },
+      // A rotation moves the current ciphertext to these columns as it is: the same contexts.
+      { kind: 'trigger_previous_secrets', column: 'trigger_previous_secret_enc', context: ofRow(sealedContext.triggerSecret) },
+      {
+        kind: 'trigger_previous_signing_secrets',
+        column: 'trigger_previous_signing_secret_enc',
+        context: ofRow(sealedContext.triggerSigningSecret),
+      },
     ],
   },
   {

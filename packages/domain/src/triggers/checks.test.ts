@@ -174,8 +174,8 @@ describe('verifyTriggerRequest', () => {
   const body = Buffer.from('{"n":1}');
   const sig = createHmac('sha256', SIGNING).update(body).digest('hex');
   const both: TriggerCredentials = {
-    secret: SECRET,
-    signingSecret: SIGNING,
+    secrets: [SECRET],
+    signingSecrets: [SIGNING],
     settings: { secret: true, signature: true, ip_allowlist: ['192.0.2.0/24'], required_headers: { 'x-env': 'prod' } },
   };
   const good: TriggerRequest = {
@@ -209,6 +209,31 @@ describe('verifyTriggerRequest', () => {
     const sigOnly = { ...both, settings: { ...both.settings, secret: false } };
     expect(verifyTriggerRequest(sigOnly, { ...good, headers: { ...good.headers, 'x-svc-secret': 'junk' } })).toEqual({ n: 1 });
     expect(codeOf(() => verifyTriggerRequest(sigOnly, { ...good, headers: { ...good.headers, 'x-svc-signature': undefined } }))).toBe(
+      'invalid_trigger_signature',
+    );
+  });
+
+  it('accepts any secret and signing secret in force (a rotation overlap), and nothing else', () => {
+    const NEW_SECRET = 'tsec_new';
+    const NEW_SIGNING = 'tsig_new';
+    const rotated = { ...both, secrets: [NEW_SECRET, SECRET], signingSecrets: [NEW_SIGNING, SIGNING] };
+    const newSig = createHmac('sha256', NEW_SIGNING).update(body).digest('hex');
+    for (const [secret, signature] of [
+      [SECRET, sig],
+      [NEW_SECRET, newSig],
+      [SECRET, newSig],
+      [NEW_SECRET, sig],
+    ]) {
+      expect(
+        verifyTriggerRequest(rotated, { ...good, headers: { ...good.headers, 'x-svc-secret': secret, 'x-svc-signature': signature } }),
+      ).toEqual({
+        n: 1,
+      });
+    }
+    // Once only the new pair is in force, the old one is refused.
+    const after = { ...both, secrets: [NEW_SECRET], signingSecrets: [NEW_SIGNING] };
+    expect(codeOf(() => verifyTriggerRequest(after, good))).toBe('invalid_trigger_secret');
+    expect(codeOf(() => verifyTriggerRequest(after, { ...good, headers: { ...good.headers, 'x-svc-secret': NEW_SECRET } }))).toBe(
       'invalid_trigger_signature',
     );
   });

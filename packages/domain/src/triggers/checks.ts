@@ -22,11 +22,14 @@ export const SIGNATURE_PREFIX = 'sha256=';
 /** Header values as Node hands them over (lower-cased names; arrays only for set-cookie). */
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
-/** A trigger as the checks need it: its settings and its two secrets in clear. */
+/**
+ * A trigger as the checks need it: its settings and its secrets in clear, each list newest
+ * first (after `svc triggers rotate`, the previous secret while its overlap lasts).
+ */
 export interface TriggerCredentials {
   settings: TriggerSettings;
-  secret: string;
-  signingSecret: string;
+  secrets: string[];
+  signingSecrets: string[];
 }
 
 export interface TriggerRequest {
@@ -142,6 +145,11 @@ export function signatureMatches(signingSecret: string, rawBody: Buffer, provide
   return safeEqual(got, expected) && wellFormed;
 }
 
+/** Whether any candidate passes; every candidate is tried, so the time does not tell which one matched. */
+function anyOf(candidates: readonly string[], test: (candidate: string) => boolean): boolean {
+  return candidates.map(test).includes(true);
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -186,7 +194,8 @@ export function parseTriggerBody(headers: HeaderBag, rawBody: Buffer): Record<st
  */
 export function verifyTriggerRequest(trigger: TriggerCredentials, req: TriggerRequest): Record<string, unknown> {
   verifyBeforeBody(trigger, req);
-  if (trigger.settings.signature && !signatureMatches(trigger.signingSecret, req.rawBody, req.headers[TRIGGER_SIGNATURE_HEADER])) {
+  const provided = req.headers[TRIGGER_SIGNATURE_HEADER];
+  if (trigger.settings.signature && !anyOf(trigger.signingSecrets, (s) => signatureMatches(s, req.rawBody, provided))) {
     throw new AppError(
       'invalid_trigger_signature',
       `Send the lowercase hex HMAC-SHA256 of the raw body, keyed with the trigger's signing secret, in the ${TRIGGER_SIGNATURE_HEADER} header`,
@@ -209,7 +218,8 @@ export function verifyBeforeBody(trigger: TriggerCredentials, req: Omit<TriggerR
     // The header's name is not echoed: the owner knows it, a stranger should not learn it.
     throw new AppError('required_header_missing', 'A header this trigger requires is missing or has the wrong value');
   }
-  if (settings.secret && !secretMatches(trigger.secret, req.headers[TRIGGER_SECRET_HEADER])) {
+  const provided = req.headers[TRIGGER_SECRET_HEADER];
+  if (settings.secret && !anyOf(trigger.secrets, (s) => secretMatches(s, provided))) {
     throw new AppError('invalid_trigger_secret', `Send the trigger's shared secret in the ${TRIGGER_SECRET_HEADER} header`);
   }
 }

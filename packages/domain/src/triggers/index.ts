@@ -18,4 +18,5 @@ export {
   type TriggerCredentials,
   type TriggerRequest,
 } from './checks';
+export { rotateTriggerSecrets, triggerSecretsInForce } from './secrets';
 export { fireTrigger, loadTrigger, type FireTriggerArgs, type FireTriggerResult, type LoadedTrigger } from './triggers';

@@ -11,6 +11,7 @@ import { workspaceLimits } from '../workspaces/limits';
 import { sealedContext } from '../secrets/contexts';
 import type { WorkspaceLimits } from '../workspaces/limits';
 import { verifyTriggerRequest } from './checks';
+import { triggerSecretsInForce } from './secrets';
 import type { HeaderBag, TriggerCredentials } from './checks';
 
 /** A workflow's inbound trigger, with its settings and secrets opened. */
@@ -36,6 +37,9 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
       version: true,
       triggerSecretEnc: true,
       triggerSigningSecretEnc: true,
+      triggerPreviousSecretEnc: true,
+      triggerPreviousSigningSecretEnc: true,
+      triggerPreviousExpiresAt: true,
       workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } },
     },
   });
@@ -55,8 +59,7 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
     workspaceId: row.workspaceId,
     limits: workspaceLimits(row.workspace),
     settings,
-    secret: box.open(row.triggerSecretEnc, sealedContext.triggerSecret(row.workspaceId, row.id)),
-    signingSecret: box.open(row.triggerSigningSecretEnc, sealedContext.triggerSigningSecret(row.workspaceId, row.id)),
+    ...triggerSecretsInForce(box, row),
   };
 }
 

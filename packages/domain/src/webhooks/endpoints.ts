@@ -6,6 +6,7 @@ import { EVENT_TYPES } from '../events/events';
 import type { EventType } from '../events/events';
 import { newId } from '../ids';
 import { decodeCursor, toPage } from '../shared/pagination';
+import { rotateSecret, secretsInForce } from '../shared/secretRotation';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
 import { sealedContext } from '../secrets/contexts';
@@ -201,26 +202,30 @@ export async function rotateEndpointSecret(
     await tx.$queryRaw`SELECT id FROM webhook_endpoints WHERE id = ${args.endpointId} FOR UPDATE`;
     const current = await findEndpoint(tx, args.workspaceId, args.endpointId);
     const now = new Date();
-    const expires = new Date(now.getTime() + deps.secretOverlapMs);
+    const next = rotateSecret(deps.box, current.secretEnc, secret, {
+      now,
+      overlapMs: deps.secretOverlapMs,
+      context: sealedContext.endpointSigningSecret(current.workspaceId, current.id),
+    });
     await tx.webhookEndpoint.update({
       where: { id: current.id },
       data: {
-        secretEnc: deps.box.seal(secret, sealedContext.endpointSigningSecret(current.workspaceId, current.id)),
-        previousSecretEnc: current.secretEnc,
-        previousSecretExpiresAt: expires,
+        secretEnc: next.currentEnc,
+        previousSecretEnc: next.previousEnc,
+        previousSecretExpiresAt: next.previousExpiresAt,
         updatedAt: now,
       },
     });
-    return { secret, previous_secret_expires_at: expires.toISOString() };
+    return { secret, previous_secret_expires_at: next.previousExpiresAt.toISOString() };
   });
 }
 
 /** The secrets that sign now, newest first (the previous one only while its overlap lasts). */
 export function signingSecrets(box: SecretBox, e: EndpointRow, now = new Date()): string[] {
-  const context = sealedContext.endpointSigningSecret(e.workspaceId, e.id);
-  const out = [box.open(e.secretEnc, context)];
-  if (e.previousSecretEnc && e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > now.getTime()) {
-    out.push(box.open(e.previousSecretEnc, context));
-  }
-  return out;
+  return secretsInForce(
+    box,
+    { currentEnc: e.secretEnc, previousEnc: e.previousSecretEnc, previousExpiresAt: e.previousSecretExpiresAt },
+    sealedContext.endpointSigningSecret(e.workspaceId, e.id),
+    now,
+  );
 }

@@ -6,6 +6,7 @@ import { AppError } from '../errors';
 import { canonicalJson } from '../shared/canonicalJson';
 import { newId } from '../ids';
 import { decodeCursor, toPage } from '../shared/pagination';
+import { previousInForce } from '../shared/secretRotation';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
 import { sealedContext } from '../secrets/contexts';
@@ -40,6 +41,11 @@ export function toWorkflowView(w: WorkflowRow, def: WorkflowDefinition, baseUrl:
   };
 }
 
+/** A trigger's shared secret (`x-svc-secret`) and signing secret (`x-svc-signature`): 256 random bits each. */
+export function newTriggerSecrets(): { secret: string; signingSecret: string } {
+  return { secret: randomToken('tsec_', 32), signingSecret: randomToken('tsig_', 32) };
+}
+
 export interface ApplyResult {
   workflow: WorkflowView;
   /** created: new workflow; updated: new version; unchanged: identical definition, no bump. */
@@ -66,6 +72,7 @@ export async function applyWorkflow(
       SELECT id FROM workflows WHERE workspace_id = ${args.workspaceId} AND slug = ${def.slug} FOR UPDATE`;
     if (existing.length === 0) {
       const id = newId('wf');
+      const secrets = newTriggerSecrets();
       const row = await tx.workflow.create({
         data: {
           id,
@@ -75,8 +82,8 @@ export async function applyWorkflow(
           description: def.description,
           version: 1,
           triggerId: newId('trg'),
-          triggerSecretEnc: box.seal(randomToken('tsec_', 32), sealedContext.triggerSecret(args.workspaceId, id)),
-          triggerSigningSecretEnc: box.seal(randomToken('tsig_', 32), sealedContext.triggerSigningSecret(args.workspaceId, id)),
+          triggerSecretEnc: box.seal(secrets.secret, sealedContext.triggerSecret(args.workspaceId, id)),
+          triggerSigningSecretEnc: box.seal(secrets.signingSecret, sealedContext.triggerSigningSecret(args.workspaceId, id)),
           versions: { create: { version: 1, definition: def as object } },
         },
       });
@@ -140,6 +147,8 @@ export interface TriggerSecrets {
   url: string;
   secret: string;
   signing_secret: string;
+  /** After `svc triggers rotate`: until when the previous pair is still accepted (null when it is not). */
+  previous_secrets_expire_at: string | null;
   auth: { secret: boolean; signature: boolean };
 }
 
@@ -152,6 +161,7 @@ export async function showTrigger(db: Db, box: SecretBox, args: { workflowId: st
     url: `${args.baseUrl}/hooks/${row.triggerId}`,
     secret: box.open(row.triggerSecretEnc, sealedContext.triggerSecret(row.workspaceId, row.id)),
     signing_secret: box.open(row.triggerSigningSecretEnc, sealedContext.triggerSigningSecret(row.workspaceId, row.id)),
+    previous_secrets_expire_at: previousInForce(row.triggerPreviousExpiresAt) ? row.triggerPreviousExpiresAt.toISOString() : null,
     auth: { secret: def.trigger.secret, signature: def.trigger.signature },
   };
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Request, Response } from 'express';
-import { AppError, cancelRun, decideReview, getRun, listWorkspaceRuns } from '@svc/domain';
+import { AppError, cancelRun, decidedViaText, decideReview, getRun, listWorkspaceRuns } from '@svc/domain';
 import type { ConsoleSessionView, ReviewView, RunView, StepView } from '@svc/domain';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
@@ -128,7 +128,7 @@ function runBody(run: RunView & { events: Safe }, session: ConsoleSessionView): 
             <p>Status: ${status(review.status)} · assignees ${review.assignees.join(', ') || '—'} · expires ${review.expires_at}</p>
             ${review.instructions ? html`<pre>${review.instructions}</pre>` : ''}
             ${review.data !== null && review.data !== undefined ? json(review.data) : ''}
-            ${review.status === 'pending' ? reviewForm(run.id, review, session.csrfToken) : html`<p>Decided by <strong>${review.decided_by ?? '—'}</strong> at ${review.decided_at}${review.comment ? html`: “${review.comment}”` : ''}</p>`}
+            ${review.status === 'pending' ? reviewForm(run.id, review, session.csrfToken) : html`<p>Decided by <strong>${review.decided_by ?? '—'}</strong>${review.decided_via ? html` <span class="muted" data-decided-via="${review.decided_via.type}">(via ${decidedViaText(review.decided_via)})</span>` : ''} at ${review.decided_at}${review.comment ? html`: “${review.comment}”` : ''}</p>`}
           </section>`
         : ''
     }
@@ -314,6 +314,7 @@ export function runPages(deps: ConsoleDeps): Router {
           decision: body.decision === 'approve' ? 'approved' : 'rejected',
           comment,
           decidedBy: s.email,
+          decidedVia: { type: 'console', id: s.memberId },
         },
       );
     } catch (err) {
