@@ -92,7 +92,7 @@ describe('a ciphertext is bound to its workspace, row and purpose', () => {
     const rowA = await db.prisma.workflow.findUniqueOrThrow({ where: { id: wfA.id } });
     const rowA2 = await db.prisma.workflow.findUniqueOrThrow({ where: { id: wfA2.id } });
     const rowB = await db.prisma.workflow.findUniqueOrThrow({ where: { id: wfB.id } });
-    expect((await loadTrigger(db.prisma, box, rowA.triggerId))!.secret).toMatch(/^tsec_/);
+    expect((await loadTrigger(db.prisma, box, rowA.triggerId))!.secrets[0]).toMatch(/^tsec_/);
     // A trigger secret moved to another workflow (same or other workspace), or into the signing-secret column.
     for (const [target, column] of [
       [rowA2, 'triggerSecretEnc'],
@@ -124,7 +124,7 @@ describe('a ciphertext is bound to its workspace, row and purpose', () => {
     expect(() => signingSecrets(box, { ...epRowB, secretEnc: epRowA.secretEnc })).toThrow();
 
     // Restored rows open again: the refusals came from the copies alone.
-    expect((await loadTrigger(db.prisma, box, rowB.triggerId))!.secret).toMatch(/^tsec_/);
+    expect((await loadTrigger(db.prisma, box, rowB.triggerId))!.secrets[0]).toMatch(/^tsec_/);
     expect(await loadWorkspaceSecrets(db.prisma, box, b.workspaceId)).toEqual({ TOKEN: 'tok-b' });
   });
 });
@@ -209,6 +209,8 @@ describe('rotating the encryption key with `svc secrets reencrypt`', () => {
         workspace_secrets: 2,
         trigger_secrets: 2,
         trigger_signing_secrets: 2,
+        trigger_previous_secrets: 0,
+        trigger_previous_signing_secrets: 0,
         endpoint_secrets: 1,
         endpoint_previous_secrets: 1,
       },
@@ -225,6 +227,8 @@ describe('rotating the encryption key with `svc secrets reencrypt`', () => {
       workspace_secrets: 0,
       trigger_secrets: 0,
       trigger_signing_secrets: 0,
+      trigger_previous_secrets: 0,
+      trigger_previous_signing_secrets: 0,
       endpoint_secrets: 0,
       endpoint_previous_secrets: 0,
     });
