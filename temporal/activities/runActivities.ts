@@ -29,6 +29,7 @@ import type {
   TerminalRunStatus,
 } from '../shared/runTypes';
 import type { AfterCommitActions } from './afterCommit';
+import { claimAndTell } from './slotActivities';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
 
@@ -189,13 +190,15 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     },
 
     /**
-     * Runs one attempt of an http, transform or condition step; when asked (the run's last
-     * step, run locally), also ends the run in the same activity, saving a local activity.
+     * Runs one attempt of an http, transform or condition step; when asked, also first takes
+     * the run's slot (its first step, run locally) and ends the run (its last step, run
+     * locally) in the same activity, each saving a local activity.
      */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
+      if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
       const result = await attemptStep(args);
       const end = args.finishRun;
-      if (!end || (result.status === 'succeeded' && result.jumpTo)) return result;
+      if (!end || result.status === 'queued' || (result.status === 'succeeded' && result.jumpTo)) return result;
       const failed = result.status === 'failed';
       const { status } = await endRun({
         runId: args.runId,

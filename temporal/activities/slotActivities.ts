@@ -6,14 +6,19 @@ export interface SlotActivityDeps {
   prisma: Parameters<typeof claimSlot>[0];
 }
 
+/** Joins the line (once); true when the run holds a slot. The runs let in with it are told. */
+export async function claimAndTell(deps: SlotActivityDeps, after: AfterCommitActions, req: SlotRequest): Promise<boolean> {
+  const claim = await claimSlot(deps.prisma, req);
+  await after.tell(req.workspaceId, claim.alsoGranted, req.grantKey);
+  return claim.granted;
+}
+
 /** Activities behind the per-workspace concurrency limit (API.md §8; domain/runs/slots.ts). */
 export function createSlotActivities(deps: SlotActivityDeps, after: AfterCommitActions) {
   return {
     /** Joins the line (once); true when the run holds a slot, else it waits for the signal. */
     async claimSlot(args: SlotRequest): Promise<{ granted: boolean }> {
-      const claim = await claimSlot(deps.prisma, args);
-      await after.tell(args.workspaceId, claim.alsoGranted, args.grantKey);
-      return { granted: claim.granted };
+      return { granted: await claimAndTell(deps, after, args) };
     },
   };
 }

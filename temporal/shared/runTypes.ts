@@ -45,6 +45,8 @@ export interface ExecuteStepInput {
   step: StepDefinition;
   /** Set for the run's last step when it runs locally: the activity also ends the run. */
   finishRun?: Pick<FinishRunInput, 'grantKey' | 'outputExpression' | 'lastStepKey'>;
+  /** Set for a run's first step when it runs locally: the activity first asks for the run's slot. */
+  claim?: SlotRequest;
 }
 
 /**
@@ -52,7 +54,11 @@ export interface ExecuteStepInput {
  * final status when the activity also ended the run.
  */
 export type ExecuteStepResult = (
-  { status: 'skipped' } | { status: 'succeeded'; jumpTo?: string } | { status: 'failed'; error: StepError }
+  | { status: 'skipped' }
+  | { status: 'succeeded'; jumpTo?: string }
+  | { status: 'failed'; error: StepError }
+  /** Asked for a slot (`claim`) and none was free: the step did not run. */
+  | { status: 'queued' }
 ) & {
   run?: { status: TerminalRunStatus };
 };

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { StepDefinition } from '@svc/domain';
 import { TERMINAL_STATUSES } from '../shared/runTypes';
-import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, StepError, TerminalRunStatus } from '../shared/runTypes';
+import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, SlotRequest, StepError, TerminalRunStatus } from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
 import { commitDecision } from './run/commit';
@@ -35,13 +35,21 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
   let lastStepKey = resume?.lastStepKey ?? null;
   let claims = 0;
 
-  /** Waits for a slot before step `nextStep`; a long wait continues as new from that step. */
-  const acquire = (nextStep: number) =>
-    acquireSlot(state, { runId, workspaceId, grantKey: grantKey(`claim:${claims++}`) }, () =>
-      continueAsNew<typeof runWorkflow>({
-        ...args,
-        resume: nextStep > 0 ? { nextStep, lastStepKey, decidedReviews: [...state.decidedReviews] } : undefined,
-      }),
+  const claimRequest = () => ({ runId, workspaceId, grantKey: grantKey(`claim:${claims++}`) });
+  /**
+   * Waits for a slot before step `nextStep`; a long wait continues as new from that step.
+   * `asked`: the run has already asked (its first step's activity did), so it only waits.
+   */
+  const acquire = (nextStep: number, asked = false) =>
+    acquireSlot(
+      state,
+      claimRequest(),
+      () =>
+        continueAsNew<typeof runWorkflow>({
+          ...args,
+          resume: nextStep > 0 ? { nextStep, lastStepKey, decidedReviews: [...state.decidedReviews] } : undefined,
+        }),
+      asked,
     );
 
   // A reset (Temporal UI) starts a new execution that keeps the started event of the one it
@@ -100,23 +108,54 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     return ended;
   }
 
+  /**
+   * A new run whose first step is local asks for its slot in that step's own local activity,
+   * which runs the step straight away when a slot is free: one local activity fewer per run.
+   * The workflow commits to running before it asks (see below), and goes back to `queued`
+   * when no slot was free; the step has not run then. Histories from before replay as they
+   * were (patched).
+   */
+  async function firstStepWithClaim(): Promise<StepResult | undefined> {
+    const step = definition.steps[0];
+    if (resume || resetBranch || (step.type !== 'transform' && step.type !== 'condition')) return undefined;
+    if (!patched('svc-claim-with-first-step')) return undefined;
+    state.slot = 'waiting';
+    state.setStatus('running');
+    setCurrentDetails(`On ${stepSummary(step)}, 1 of ${definition.steps.length}`);
+    const result = await executeStep(step, definition.steps.length === 1, claimRequest());
+    if (result.status !== 'queued') {
+      if (state.slot === 'waiting') state.slot = 'held';
+      return result;
+    }
+    state.setStatus('queued');
+    return undefined;
+  }
+
   async function runSteps(): Promise<{ status: RunStatus }> {
     const first = resume?.nextStep ?? 0;
-    // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
-    if (!(await acquire(first))) {
-      await commitDecision();
-      return finish('cancelled');
+    const early = await firstStepWithClaim();
+    if (!early) {
+      // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
+      if (!(await acquire(first, state.slot !== 'none'))) {
+        await commitDecision();
+        return finish('cancelled');
+      }
+      // The workflow commits to running before the read model says so (the first step's write):
+      // a cancel validated in between is refused, never accepted for a run that then goes on.
+      state.setStatus('running');
     }
-    // The workflow commits to running before the read model says so (the first step's write):
-    // a cancel validated in between is refused, never accepted for a run that then goes on.
-    state.setStatus('running');
 
     for (let i = first; i < definition.steps.length; i++) {
       const step = definition.steps[i];
-      await reopenIfReset(i);
-      setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
-      const result = await executeStep(step, i === definition.steps.length - 1);
+      let result: StepResult;
+      if (i === first && early) result = early;
+      else {
+        await reopenIfReset(i);
+        setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
+        result = await executeStep(step, i === definition.steps.length - 1);
+      }
       if (result.status === 'cancelled') return finish('cancelled');
+      if (result.status === 'queued') throw new Error(`step ${step.key} was not asked to claim a slot`);
       if ('run' in result && result.run) return ended(result.run.status);
       if (result.status === 'skipped') continue;
       if (result.status === 'failed')
@@ -135,7 +174,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     return finish('succeeded');
   }
 
-  async function executeStep(step: StepDefinition, last: boolean): Promise<StepResult> {
+  async function executeStep(step: StepDefinition, last: boolean, claim?: SlotRequest): Promise<StepResult> {
     const ctx = { runId, workspaceId, step };
     try {
       switch (step.type) {
@@ -149,7 +188,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
             last && patched('svc-last-local-step-ends-run')
               ? { grantKey: grantKey('finish'), outputExpression: definition.output, lastStepKey }
               : undefined;
-          return await stepActivities(step).executeStep(finishRun ? { ...ctx, finishRun } : ctx);
+          return await stepActivities(step).executeStep({ ...ctx, ...(finishRun ? { finishRun } : {}), ...(claim ? { claim } : {}) });
         }
         case 'delay': {
           const local = stepBookkeeping(step);

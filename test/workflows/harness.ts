@@ -77,6 +77,13 @@ export function workflowHarness() {
         return (impl[name] ?? DEFAULTS[name])(args);
       });
     }
+    // As the real activity: a step asked to `claim` first takes the run's slot through the
+    // claimSlot fake (so it is counted and ordered as one), and does not run without one.
+    const step = fakes.executeStep;
+    fakes.executeStep = jest.fn(async (args: { claim?: unknown }) => {
+      if (args.claim && !((await fakes.claimSlot(args.claim)) as { granted: boolean }).granted) return { status: 'queued' };
+      return step(args);
+    });
     const worker = await Worker.create({
       connection,
       namespace: process.env.TEMPORAL_NAMESPACE,

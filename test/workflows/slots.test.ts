@@ -35,6 +35,9 @@ describe('runWorkflow waiting for a slot (fake activities)', () => {
       await handle.signal(slotGrantedSignal);
       expect(await handle.result()).toEqual({ status: 'succeeded' });
       expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
+      // It asked once, in its first step's activity (which did not run the step), then only waited.
+      expect(fakes.executeStep.mock.calls.map(([args]) => 'claim' in args)).toEqual([true, false]);
+      expect(fakes.claimSlot).toHaveBeenCalledTimes(1);
       expect((await historyShape(client, handle.workflowId)).timers).toBe(0);
     });
   });
