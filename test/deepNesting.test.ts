@@ -45,7 +45,11 @@ async function run(definition: Record<string, unknown>) {
   return view;
 }
 
-const http = (path: string) => ({ name: path, slug: `http${path.replace('/', '-')}`, steps: [{ key: 'fetch', type: 'http', url: `${receiver.url}${path}` }] });
+const http = (path: string) => ({
+  name: path,
+  slug: `http${path.replace('/', '-')}`,
+  steps: [{ key: 'fetch', type: 'http', url: `${receiver.url}${path}` }],
+});
 
 it('an http step answered with 100,000 nested levels fails step_output_too_deep; the worker serves the next run; the run reads back', async () => {
   const failed = await run(http('/deep'));
