@@ -223,8 +223,8 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             '404': problem('No such workflow in this workspace (workflow_not_found).'),
             '413': problem('Input over 1 MiB (payload_too_large).'),
             '422': problem(
-              "The body is not valid, the input does not match the workflow's input_schema (validation_failed), or the " +
-                'Idempotency-Key was used with another body (idempotency_key_reused).',
+              "The body is not valid, nests deeper than 64 levels, the input does not match the workflow's input_schema " +
+                '(validation_failed), or the Idempotency-Key was used with another body (idempotency_key_reused).',
             ),
           },
         }),
