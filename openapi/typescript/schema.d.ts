@@ -877,7 +877,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -978,7 +978,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1097,7 +1097,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1270,7 +1270,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1371,7 +1371,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1520,7 +1520,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1685,7 +1685,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1835,7 +1835,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry (with the same Idempotency-Key). */
+      /** @description A dependency is unavailable (unavailable); retry with the same Idempotency-Key, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1937,7 +1937,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2081,7 +2081,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2182,7 +2182,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2281,7 +2281,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2434,7 +2434,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2583,7 +2583,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2703,7 +2703,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2805,7 +2805,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2967,7 +2967,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
