@@ -1,3 +1,5 @@
+import { createSession, loadSession, newId } from '@svc/domain';
+import { call } from './helpers/http';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { startEchoServer } from './helpers/echoServer';
@@ -88,4 +90,27 @@ it('a transform output or a run output deeper than 64 levels fails with its own 
   });
   expect(output).toMatchObject({ status: 'failed', error: { code: 'output_too_deep', step_key: null } });
   expect(output.steps[0]).toMatchObject({ status: 'succeeded', output: 1 });
+});
+
+it("a console test run with input 30,000 levels deep is refused (422, the console's page), starting nothing", async () => {
+  const wf = await stack.apply(workspaceId, {
+    name: 'console',
+    slug: 'deep-console',
+    steps: [{ key: 't', type: 'transform', expression: '1' }],
+  });
+  const memberId = newId('mem');
+  await stack.db.prisma.member.create({ data: { id: memberId, workspaceId, email: `${memberId}@example.test`, role: 'member' } });
+  const session = await createSession(stack.db.prisma, memberId);
+  const { csrfToken } = (await loadSession(stack.db.prisma, session))!;
+  // As deep as the form's 256 KB allow once URL-encoded; far past what JSON.stringify survives.
+  const levels = 30_000;
+  const input = `{"deep":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+  const r = await call(`${stack.url}/console/workflows/${wf.id}/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `svc_console=${session}` },
+    body: new URLSearchParams({ _csrf: csrfToken, input }).toString(),
+  });
+  expect(r.status).toBe(422);
+  expect(String(r.body)).toContain('must not nest deeper than 64 levels');
+  expect(await stack.db.prisma.run.count({ where: { workflowId: wf.id } })).toBe(0);
 });
