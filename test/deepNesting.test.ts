@@ -90,6 +90,14 @@ it('a transform output or a run output deeper than 64 levels fails with its own 
   });
   expect(output).toMatchObject({ status: 'failed', error: { code: 'output_too_deep', step_key: null } });
   expect(output.steps[0]).toMatchObject({ status: 'succeeded', output: 1 });
+  // Past the 200 levels an expression result may have, the sandbox refuses it.
+  const built = await run({
+    name: 'built',
+    slug: 'deep-built',
+    steps: [{ key: 't', type: 'transform', expression: '1' }],
+    output: objects(300),
+  });
+  expect(built).toMatchObject({ status: 'failed', error: { code: 'expression_too_large', step_key: null } });
 });
 
 it("a console test run with input 30,000 levels deep is refused (422, the console's page), starting nothing", async () => {

@@ -535,7 +535,7 @@ export interface components {
       };
       output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -614,7 +614,7 @@ export interface components {
       };
       output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;

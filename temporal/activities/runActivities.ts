@@ -2,7 +2,15 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
-import { evaluateExpression, loadWorkspaceSecrets, outputOverLimit, redactSecrets, renderReviewText, reviewRequestMail } from '@svc/domain';
+import {
+  evaluateExpression,
+  expressionErrorCode,
+  loadWorkspaceSecrets,
+  outputOverLimit,
+  redactSecrets,
+  renderReviewText,
+  reviewRequestMail,
+} from '@svc/domain';
 import type { ExpressionContext, Mailer } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
@@ -148,7 +156,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         } else output = { value };
       } catch (err) {
         status = 'failed';
-        error = redact({ code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null });
+        error = redact({ code: expressionErrorCode(err), message: `output: ${(err as Error).message}`, step_key: null });
       }
     } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
     const done = await store.finishRun({
