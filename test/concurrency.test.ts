@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { claimSlot, releaseSlots } from '@svc/domain';
+import { claimSlot, releaseSlots, showTrigger } from '@svc/domain';
+import { call } from './helpers/http';
 import { json, startEchoServer } from './helpers/echoServer';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -253,7 +254,11 @@ describe('the queue cap (API.md §8)', () => {
   it('refuses a start beyond 1,000 × the concurrency figure of queued runs with 429 queue_full, creating nothing; a replay still answers', async () => {
     const { key, workspaceId } = await limitedTenant(1);
     const wf = await stack.apply(workspaceId, slow(60_000, 'capped'));
-    const first = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-1' } });
+    const first = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, {
+      key,
+      body: { input: {} },
+      headers: { 'idempotency-key': 'cap-1' },
+    });
     expect(first.status).toBe(201);
     await waitFor(
       () => statuses([first.body.id]),
@@ -269,12 +274,29 @@ describe('the queue cap (API.md §8)', () => {
       [workspaceId, wf.id],
     );
     const before = await stack.db.prisma.run.count({ where: { workspaceId } });
-    const refused = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-2' } });
+    const refused = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, {
+      key,
+      body: { input: {} },
+      headers: { 'idempotency-key': 'cap-2' },
+    });
     expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 'queue_full', '10']);
+    // The workflow's trigger is held to the same cap.
+    const hook = await showTrigger(stack.db.prisma, stack.box, { workflowId: wf.id, baseUrl: stack.url });
+    const viaHook = await call(hook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-secret': hook.secret, 'idempotency-key': 'cap-hook' },
+      body: '{}',
+    });
+    expect([viaHook.status, viaHook.body.code, viaHook.headers.get('retry-after')]).toEqual([429, 'queue_full', '10']);
     expect(await stack.db.prisma.run.count({ where: { workspaceId } })).toBe(before);
+    expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId, key: 'cap-hook' } })).toBe(0);
     expect(await stack.db.prisma.idempotencyKey.count({ where: { workspaceId, key: 'cap-2' } })).toBe(0);
     // A replay of an accepted start is still answered.
-    const replay = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} }, headers: { 'idempotency-key': 'cap-1' } });
+    const replay = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, {
+      key,
+      body: { input: {} },
+      headers: { 'idempotency-key': 'cap-1' },
+    });
     expect([replay.status, replay.body.id]).toEqual([200, first.body.id]);
     // Room again once one leaves the line.
     await stack.db.pool.query(`DELETE FROM runs WHERE id = 'run_capfill1'`);

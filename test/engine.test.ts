@@ -104,6 +104,23 @@ describe('run engine', () => {
     expect(JSON.stringify(run)).not.toContain(TOKEN);
   });
 
+  it("removes secrets from errors of a delay's or a review's `if` (evaluated by the workflow's bookkeeping, not a step attempt)", async () => {
+    const leak = "$error('token was ' & secrets.TOKEN)";
+    for (const step of [
+      { key: 'pause', type: 'delay', duration: '1s', if: leak },
+      { key: 'pause', type: 'review', title: 'Check', assignees: ['ops@example.test'], if: leak },
+    ]) {
+      const run = await runToEnd({ name: `Leak ${step.type}`, slug: `leak-if-${step.type}`, steps: [step] });
+      expect(run).toMatchObject({ status: 'failed', error: { step_key: 'pause', message: expect.stringContaining('[REDACTED]') } });
+      expect(run.steps[0]).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('[REDACTED]') } });
+      expect(JSON.stringify(run)).not.toContain(TOKEN);
+      const rows = await stack.db.prisma.runStep.findMany({ where: { runId: run.id } });
+      expect(JSON.stringify(rows)).not.toContain(TOKEN);
+      const history = await stack.temporal.workflow.getHandle(run.id).fetchHistory();
+      expect(JSON.stringify(history)).not.toContain(TOKEN);
+    }
+  });
+
   it('retries a step under its retry policy and records the attempts', async () => {
     failuresLeft = 2;
     const run = await runToEnd({

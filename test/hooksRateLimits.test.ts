@@ -33,14 +33,14 @@ function client(): { from: string; dispatcher: Agent } {
   return { from, dispatcher };
 }
 
-/** A workflow with a secret-only trigger, in a workspace whose per-key figure is `perMin`. */
-async function trigger(perMin: number) {
+/** A workflow with a secret-only trigger (plus `settings`), in a workspace whose per-key figure is `perMin`. */
+async function trigger(perMin: number, settings: Record<string, unknown> = {}) {
   const t = await stack.tenant({ limits: { rateLimitPerMin: perMin } });
   const wf = await stack.apply(t.workspaceId, {
     name: 'Echo',
     slug: `echo-${randomInt(1e9)}`,
     steps: [{ key: 'echo', type: 'transform', expression: 'input' }],
-    trigger: { secret: true, signature: false },
+    trigger: { secret: true, signature: false, ...settings },
   });
   const shown = await showTrigger(stack.db.prisma, stack.box, { workflowId: wf.id, baseUrl: stack.url });
   return { wfId: wf.id, url: shown.url, secret: shown.secret };
@@ -50,6 +50,18 @@ const fire = (url: string, secret: string, dispatcher: Agent, body = '{"n":1}'):
   call(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-secret': secret }, body, dispatcher });
 
 const runsOf = (wfId: string) => stack.db.prisma.run.count({ where: { workflowId: wfId } });
+
+/**
+ * Headers announcing a 1000-byte body, and only 10 bytes of it: any answer proves the body was
+ * not awaited. Resolves to the answer's status and problem code.
+ */
+async function announced(url: string, secret: string, from: string, extraHeaders = ''): Promise<[number, string]> {
+  const head =
+    `POST ${new URL(url).pathname} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n` +
+    `x-svc-secret: ${secret}\r\n${extraHeaders}\r\n`;
+  const r = await rawExchange(url, head, [Buffer.from('{"a":"0123')], 5_000, from);
+  return [r.status, JSON.parse(r.body).code];
+}
 
 function expectRateLimited(r: HttpAnswer, policy: string, quota: number) {
   expect([r.status, r.body.code]).toEqual([429, 'rate_limited']);
@@ -87,16 +99,21 @@ describe('/hooks rate limits', () => {
   it('answers a wrong secret, and a trigger over its limit, without waiting for the body', async () => {
     const t = await trigger(1);
     expect((await fire(t.url, t.secret, client().dispatcher)).status).toBe(202);
-    const path = new URL(t.url).pathname;
-    // Headers announcing a 1000-byte body, and only 10 bytes of it: an answer proves the body was not awaited.
-    const head = (secret: string) =>
-      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nx-svc-secret: ${secret}\r\n\r\n`;
     // From an address of its own, so no other test's requests count against its address budget.
     const { from } = client();
-    const wrong = await rawExchange(t.url, head('nope'), [Buffer.from('{"a":"0123')], 5_000, from);
-    expect([wrong.status, JSON.parse(wrong.body).code]).toEqual([401, 'invalid_trigger_secret']);
-    const over = await rawExchange(t.url, head(t.secret), [Buffer.from('{"a":"0123')], 5_000, from);
-    expect([over.status, JSON.parse(over.body).code]).toEqual([429, 'rate_limited']);
+    expect(await announced(t.url, 'nope', from)).toEqual([401, 'invalid_trigger_secret']);
+    expect(await announced(t.url, t.secret, from)).toEqual([429, 'rate_limited']);
     expect(await runsOf(t.wfId)).toBe(1);
+  });
+
+  it('answers an unknown trigger, an address off the allowlist and a missing required header without waiting for the body', async () => {
+    const listed = await trigger(1000, { ip_allowlist: ['192.0.2.0/24'] });
+    const guarded = await trigger(1000, { required_headers: { 'x-tenant': 'acme' } });
+    const { from } = client();
+    expect(await announced(`${stack.url}/hooks/trg_000000000000000000000000`, 'x', from)).toEqual([404, 'not_found']);
+    expect(await announced(listed.url, listed.secret, from)).toEqual([403, 'ip_not_allowed']);
+    expect(await announced(guarded.url, guarded.secret, from)).toEqual([403, 'required_header_missing']);
+    expect(await announced(guarded.url, guarded.secret, from, 'x-tenant: other\r\n')).toEqual([403, 'required_header_missing']);
+    expect((await runsOf(listed.wfId)) + (await runsOf(guarded.wfId))).toBe(0);
   });
 });

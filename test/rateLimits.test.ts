@@ -189,6 +189,32 @@ describe('per key and per workspace', () => {
     expect(await counted(`ws:${workspaceId}`)).toBe(5);
   });
 
+  it("never counts a browser refusal against the key it carries, the key's workspace, or a key used elsewhere", async () => {
+    const { workspaceId, keys, keyIds } = await enterprise(3);
+    const [key] = keys;
+    // A page replaying a stolen key, many times over: every request is refused before the key is looked at.
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' },
+    ] as Record<string, string>[]) {
+      for (let i = 0; i < 3; i++)
+        expect((await stack.api('GET', '/api/v1/workflows', { key, headers })).body.code).toBe('browser_requests_not_allowed');
+    }
+    const preflight = await stack.api('OPTIONS', '/api/v1/workflows', { key, headers: { 'access-control-request-method': 'GET' } });
+    expect(preflight.body.code).toBe('browser_requests_not_allowed');
+    expect(await counted(`key:${keyIds[0]}`)).toBeNull();
+    expect(await counted(`ws:${workspaceId}`)).toBeNull();
+    // The server-side client (Node's fetch sends a lone Sec-Fetch-Mode) still has its whole figure.
+    const served: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await stack.api('GET', '/api/v1/workflows', { key, headers: { 'sec-fetch-mode': 'cors' } });
+      expect(r.status).toBe(200);
+      served.push(rateLimit(r).remaining);
+    }
+    expect(served).toEqual([2, 1, 0]);
+  });
+
   it('gives each key its own figure and the workspace twice that across its keys', async () => {
     const { workspaceId, keys, keyIds } = await enterprise(5, 3);
     const [a, b, c] = keys;

@@ -34,3 +34,18 @@ it.each([
   expect(r.body.steps[0].attempts).toBe(1);
   expect(echo.requests).toHaveLength(0);
 });
+
+it('keeps a raw(…) url template, the opt-in for a whole trusted URL, under the same guard', async () => {
+  const { key, workspaceId } = await stack.tenant();
+  const wf = await stack.apply(workspaceId, {
+    name: 'Raw',
+    slug: 'raw-url',
+    steps: [{ key: 'call', type: 'http', url: '{{ raw(input.target) }}' }],
+  });
+  for (const target of [`${echo.url}/x`, `http://localhost:${echo.port}/x`]) {
+    const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: { target }, wait: true } });
+    expect(r.body.status).toBe('failed');
+    expect(r.body.error).toMatchObject({ code: 'http_blocked_address', step_key: 'call' });
+  }
+  expect(echo.requests).toHaveLength(0);
+});

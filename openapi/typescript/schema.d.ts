@@ -399,7 +399,7 @@ export interface webhooks {
 export interface components {
   schemas: {
     StartRunRequest: {
-      /** @description The run input: a JSON object of at most 1 MiB, checked against the workflow input_schema. No string in it may contain U+0000. */
+      /** @description The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. No string in it may contain U+0000. */
       input: {
         [key: string]: components['schemas']['JsonValue'];
       };
@@ -535,7 +535,9 @@ export interface components {
       };
       output: unknown;
       error: {
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
+        /** @description Secrets removed. */
         message: string;
         step_key: string | null;
       } | null;
@@ -566,7 +568,9 @@ export interface components {
       /** @description Secrets removed. */
       output: unknown;
       error: {
+        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_failed. */
         code: string;
+        /** @description Secrets removed. */
         message: string;
       } | null;
     };
@@ -621,7 +625,9 @@ export interface components {
       };
       output: unknown;
       error: {
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
+        /** @description Secrets removed. */
         message: string;
         step_key: string | null;
       } | null;
@@ -882,7 +888,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -983,7 +989,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1102,7 +1108,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1238,7 +1244,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The body is not valid, the input does not match the workflow's input_schema (validation_failed), or the Idempotency-Key was used with another body (idempotency_key_reused). */
+      /** @description The body is not valid, nests deeper than 64 levels, the input does not match the workflow's input_schema (validation_failed), or the Idempotency-Key was used with another body (idempotency_key_reused). */
       422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1275,7 +1281,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1376,7 +1382,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1525,7 +1531,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1690,7 +1696,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1840,7 +1846,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry (with the same Idempotency-Key). */
+      /** @description A dependency is unavailable (unavailable); retry with the same Idempotency-Key, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1942,7 +1948,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2086,7 +2092,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2187,7 +2193,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2286,7 +2292,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2439,7 +2445,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2588,7 +2594,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2708,7 +2714,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2810,7 +2816,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2972,7 +2978,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A dependency is unavailable; retry. */
+      /** @description A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent. */
       503: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];

@@ -4,9 +4,9 @@ import type { Dispatcher } from 'undici';
 import type { Db } from '@svc/db';
 import {
   evaluateExpression,
-  jsonBytes,
+  expressionErrorCode,
   loadWorkspaceSecrets,
-  MAX_STEP_OUTPUT_BYTES,
+  outputOverLimit,
   redactSecrets,
   renderReviewText,
   reviewRequestMail,
@@ -113,12 +113,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       else if (step.type === 'condition') outcome = await runCondition(step, ctx);
       else throw new Error(`step type ${step.type} is not executed by an activity`);
       const output = redact(outcome.output);
-      if (jsonBytes(output) > MAX_STEP_OUTPUT_BYTES) {
-        throw new StepFailure(
-          { code: 'step_output_too_large', message: `The step's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes` },
-          false,
-        );
-      }
+      const over = outputOverLimit(output);
+      if (over) throw new StepFailure({ code: `step_${over.code}`, message: `The step's ${over.message}` }, false);
       await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output, fence: attempt });
       return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
     } catch (err) {
@@ -134,7 +130,9 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         // Temporal schedules the next attempt with the step's backoff.
         throw ApplicationFailure.retryable(error.message, error.code);
       }
-      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: output ?? null, error, fence: attempt });
+      // A failed step keeps its output (an http error's response) only when it can be stored.
+      const kept = output === undefined || outputOverLimit(output) ? null : output;
+      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: kept, error, fence: attempt });
       return { status: 'failed', error };
     }
   }
@@ -152,13 +150,14 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       try {
         const value = redact(await evaluateExpression(args.outputExpression, ctx));
-        if (jsonBytes(value) > MAX_STEP_OUTPUT_BYTES) {
+        const over = outputOverLimit(value);
+        if (over) {
           status = 'failed';
-          error = { code: 'output_too_large', message: `The run's output is larger than ${MAX_STEP_OUTPUT_BYTES} bytes`, step_key: null };
+          error = { code: over.code, message: `The run's ${over.message}`, step_key: null };
         } else output = { value };
       } catch (err) {
         status = 'failed';
-        error = redact({ code: 'expression_error', message: `output: ${(err as Error).message}`, step_key: null });
+        error = redact({ code: expressionErrorCode(err), message: `output: ${(err as Error).message}`, step_key: null });
       }
     } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
     const done = await store.finishRun({

@@ -50,7 +50,9 @@ const authErrors: ZodOpenApiResponsesObject = {
     "Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After.",
   ),
   '500': problem('Internal error.'),
-  '503': problem('A dependency is unavailable; retry.'),
+  '503': problem(
+    'A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent.',
+  ),
 };
 
 /** Where the reference page (/docs, Swagger UI deep links) shows an operation. */
@@ -223,8 +225,8 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             '404': problem('No such workflow in this workspace (workflow_not_found).'),
             '413': problem('Input over 1 MiB (payload_too_large).'),
             '422': problem(
-              "The body is not valid, the input does not match the workflow's input_schema (validation_failed), or the " +
-                'Idempotency-Key was used with another body (idempotency_key_reused).',
+              "The body is not valid, nests deeper than 64 levels, the input does not match the workflow's input_schema " +
+                '(validation_failed), or the Idempotency-Key was used with another body (idempotency_key_reused).',
             ),
           },
         }),
@@ -328,7 +330,9 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
               "Too many requests from this source address, or to this trigger, this minute (rate_limited); or the workspace's queue is full (queue_full). See Retry-After.",
             ),
             '500': problem('Internal error.'),
-            '503': problem('A dependency is unavailable; retry (with the same Idempotency-Key).'),
+            '503': problem(
+              'A dependency is unavailable (unavailable); retry with the same Idempotency-Key, after Retry-After when it is sent.',
+            ),
           },
         }),
       },

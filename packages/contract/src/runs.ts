@@ -10,7 +10,8 @@ export const StartRunBody = z
   .strictObject({
     input: JsonObject.meta({
       description:
-        'The run input: a JSON object of at most 1 MiB, checked against the workflow input_schema. No string in it may contain U+0000.',
+        'The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. ' +
+        'No string in it may contain U+0000.',
     }),
     wait: z.boolean().optional().meta({ description: 'Hold the request until the run settles or 25 s pass.' }),
   })
@@ -18,7 +19,17 @@ export const StartRunBody = z
 
 export const ListRunsQuery = PageQuery.extend({ status: z.enum(RUN_STATUSES).optional() });
 
-const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+const STEP_ERROR_CODES =
+  'http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address ' +
+  '(SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), ' +
+  'http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, ' +
+  'a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB ' +
+  'as JSON), step_output_too_deep (nested deeper than 64 levels), step_failed';
+
+const ErrorInfo = z.object({
+  code: z.string().meta({ description: `A stable snake_case code. Steps: ${STEP_ERROR_CODES}.` }),
+  message: z.string().meta({ description: 'Secrets removed.' }),
+});
 
 export const Step = z
   .object({
@@ -77,7 +88,15 @@ const runFields = {
   status: z.enum(RUN_STATUSES),
   input: z.record(z.string(), z.unknown()),
   output: z.unknown(),
-  error: ErrorInfo.extend({ step_key: z.string().nullable() }).nullable(),
+  error: ErrorInfo.extend({
+    code: z.string().meta({
+      description:
+        "A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): " +
+        'review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), ' +
+        'expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal).',
+    }),
+    step_key: z.string().nullable(),
+  }).nullable(),
   trigger: z.enum(['api', 'webhook']),
   idempotency_key: z.string().nullable(),
   created_at: Timestamp,

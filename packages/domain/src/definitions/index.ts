@@ -31,6 +31,7 @@ export {
 } from './inputSchema';
 export {
   DEFINITION_INVALID,
+  MAX_DEFINITION_DEPTH,
   MAX_DEFINITION_SIZE,
   detectDefinitionFormat,
   parseDefinition,

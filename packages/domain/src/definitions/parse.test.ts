@@ -1,5 +1,5 @@
 import { AppError, type FieldError } from '../errors';
-import { parseDefinition, validateDefinition, detectDefinitionFormat } from './parse';
+import { MAX_DEFINITION_DEPTH, parseDefinition, validateDefinition, detectDefinitionFormat } from './parse';
 import type { ConditionStep, DelayStep, HttpStep, ReviewStep, TransformStep } from './types';
 
 const EXAMPLE_YAML = `
@@ -178,6 +178,21 @@ describe('parseDefinition', () => {
 });
 
 describe('validateDefinition: document level', () => {
+  test(`a document nested deeper than ${MAX_DEFINITION_DEPTH} levels is refused, even 100,000 deep, in JSON or YAML`, () => {
+    const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const http = (body: string) => ({ key: 'a', type: 'http', method: 'POST', url: 'https://a.example/', body: JSON.parse(body) });
+    // The body's levels come below three (document, steps, step).
+    expect(() => validateDefinition(doc({ steps: [http(deep(MAX_DEFINITION_DEPTH - 3))] }))).not.toThrow();
+    const refused = `must not nest deeper than ${MAX_DEFINITION_DEPTH} levels`;
+    expect(errorsOf(() => validateDefinition(doc({ steps: [http(deep(MAX_DEFINITION_DEPTH - 2))] })))).toEqual([
+      { path: '', message: refused },
+    ]);
+    const json = JSON.stringify(doc({ steps: [{ ...http('[]'), body: '@' }] })).replace('"@"', deep(100_000));
+    expect(errorsOf(() => parseDefinition(json))).toEqual([{ path: '', message: refused }]);
+    const yaml = `name: x\nslug: x\nsteps:\n  - key: a\n    type: http\n    method: POST\n    url: https://a.example/\n    body: ${deep(100_000)}\n`;
+    expect(errorsOf(() => parseDefinition(yaml))).toEqual([{ path: '', message: refused }]);
+  });
+
   test('minimal document gets every default', () => {
     const def = validateDefinition(doc());
     expect(def).toEqual({

@@ -2,6 +2,7 @@ import YAML from 'yaml';
 import type { z } from 'zod';
 import { AppError, type FieldError } from '../errors';
 import { normalizeCidr } from '../net/addressPolicy';
+import { jsonDepthExceeds } from '../shared/jsonDepth';
 import { parseDuration } from './duration';
 import { compileJsonSchema } from './inputSchema';
 import { locateJsonSyntaxError } from './jsonLocate';
@@ -22,11 +23,20 @@ import type { RetryPolicy, StepDefinition, TriggerSettings, WorkflowDefinition }
 export const DEFINITION_INVALID = 'Workflow definition is invalid';
 /** Largest definition document accepted, in characters. */
 export const MAX_DEFINITION_SIZE = 1024 * 1024;
+/**
+ * Deepest definition document accepted: room for an input schema that describes a 64-level
+ * input, while every recursive walk over definitions (templates, schemas, diffs) stays bounded.
+ */
+export const MAX_DEFINITION_DEPTH = 256;
 
 export type DefinitionFormat = 'json' | 'yaml';
 
 function invalid(errors: FieldError[]): AppError {
   return new AppError('validation_failed', DEFINITION_INVALID, { errors });
+}
+
+function tooDeep(): AppError {
+  return invalid([{ path: '', message: `must not nest deeper than ${MAX_DEFINITION_DEPTH} levels` }]);
 }
 
 // ---------------------------------------------------------------------------
@@ -48,6 +58,8 @@ function parseYaml(text: string): unknown {
   const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true, strict: true, version: '1.2' });
   // Warnings (e.g. unknown tags such as !!js/function) are treated as errors too.
   const problems = [...doc.errors, ...doc.warnings];
+  // The parser ran out of stack: one message, not one per level it unwound.
+  if (problems.some((e) => e.code === 'RESOURCE_EXHAUSTION')) throw tooDeep();
   if (problems.length > 0) {
     throw invalid(
       problems.slice(0, 20).map((e) => {
@@ -339,6 +351,7 @@ export function validateDefinition(doc: unknown): WorkflowDefinition {
   if (!isRecord(doc)) {
     throw invalid([{ path: '', message: 'must be an object (a workflow definition document)' }]);
   }
+  if (jsonDepthExceeds(doc, MAX_DEFINITION_DEPTH)) throw tooDeep();
   const result = definitionSchema.safeParse(doc, { error: definitionErrorMap });
   const errors = [...(result.success ? [] : issuesToErrors(result.error.issues, doc)), ...crossFieldErrors(doc)];
   if (!result.success || errors.length > 0) {

@@ -3,6 +3,7 @@ import RE2 from 're2';
 import type { ExpressionContext } from '../definitions/types';
 import { ExpressionError, toExpressionError } from './expressionError';
 import { runSandboxed } from './sandbox/pool';
+import { SANDBOX_LIMITS } from './sandbox/limits';
 
 export { ExpressionError, toExpressionError };
 
@@ -137,7 +138,12 @@ export function checkExpressionSyntax(expr: string): string | null {
  * result shares no objects with the context (so callers can mutate it safely).
  */
 function toPlain(value: unknown, depth = 0): unknown {
-  if (depth > 200) throw new ExpressionError('Expression result is nested too deeply', { code: 'E_DEPTH' });
+  // Bounded, so this recursion (and the copy back from the sandbox thread) cannot overflow.
+  if (depth > SANDBOX_LIMITS.maxResultDepth) {
+    throw new ExpressionError(`Expression result is nested deeper than ${SANDBOX_LIMITS.maxResultDepth} levels`, {
+      code: 'expression_too_large',
+    });
+  }
   if (value === undefined || value === null) return null;
   if (typeof value === 'function') {
     throw new ExpressionError('Expression result is a function, not a value', { code: 'E_FUNCTION' });

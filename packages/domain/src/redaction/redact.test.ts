@@ -142,6 +142,16 @@ describe('redactSecrets', () => {
     expect(buf.toString()).toBe(`x${REDACTED}x`);
   });
 
+  test('walks 100,000 levels without overflowing the stack, keeping order and shape', () => {
+    // {"a": {"a": … {"a": ["<secret>", 1]} … }}, as an http step's receiver could answer.
+    const n = 100_000;
+    const deep = JSON.parse('{"a":'.repeat(n) + `["${SECRET}",1]` + '}'.repeat(n));
+    let out = redactSecrets(deep, [SECRET]) as Record<string, unknown>;
+    expect(out).not.toBe(deep);
+    for (let i = 0; i < n; i++) out = out.a as Record<string, unknown>;
+    expect(out).toEqual([REDACTED, 1]);
+  });
+
   test('handles many secrets and large payloads', () => {
     const secrets = Array.from({ length: 50 }, (_, i) => `secret-value-${i}-${'z'.repeat(i)}`);
     const text = (secrets.join(' | ') + ' | ').repeat(20);

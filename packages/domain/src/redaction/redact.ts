@@ -94,59 +94,57 @@ function redactString(s: string, patterns: readonly string[]): string {
   return out + s.slice(pos);
 }
 
-function isPlainObject(v: object): boolean {
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
-
 function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   // defineProperty, so that a key named "__proto__" stays an ordinary own property.
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function redactDeep(value: unknown, patterns: readonly string[], seen: WeakMap<object, unknown>): unknown {
-  if (typeof value === 'string') return redactString(value, patterns);
-  if (value === null || typeof value !== 'object') return value;
-  const existing = seen.get(value);
-  if (existing !== undefined) return existing;
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    seen.set(value, out);
-    for (const item of value) out.push(redactDeep(item, patterns, seen));
-    return out;
-  }
-  if (value instanceof Date) return new Date(value.getTime());
-  if (value instanceof Error) {
-    const copy = new Error(redactString(value.message, patterns));
-    copy.name = value.name;
-    copy.stack = value.stack === undefined ? undefined : redactString(value.stack, patterns);
-    seen.set(value, copy);
-    for (const [k, v] of Object.entries(value)) {
-      setOwn(copy as unknown as Record<string, unknown>, redactString(k, patterns), redactDeep(v, patterns, seen));
-    }
-    return copy;
-  }
-  if (!isPlainObject(value)) {
+/**
+ * The deep copy behind {@link redactSecrets}, with an explicit stack: outputs come from
+ * receivers and expressions, so no depth may overflow the call stack. A container is
+ * created when first met and filled when popped; `seen` keeps shared parts and cycles.
+ */
+function redactDeep(root: unknown, patterns: readonly string[]): unknown {
+  const seen = new WeakMap<object, unknown>();
+  const toFill: Array<[object, unknown[] | Record<string, unknown>]> = [];
+  const copy = (value: unknown): unknown => {
+    if (typeof value === 'string') return redactString(value, patterns);
+    if (value === null || typeof value !== 'object') return value;
+    const existing = seen.get(value);
+    if (existing !== undefined) return existing;
+    if (value instanceof Date) return new Date(value.getTime());
     if (Buffer.isBuffer(value)) return Buffer.from(redactString(value.toString('utf8'), patterns), 'utf8');
-    // Other class instances (Map, typed arrays…) are not JSON data; copy their own
-    // enumerable properties into a plain object, like JSON.stringify would.
+    let out: unknown[] | Record<string, unknown>;
+    if (Array.isArray(value)) out = [];
+    else if (value instanceof Error) {
+      const e = new Error(redactString(value.message, patterns));
+      e.name = value.name;
+      e.stack = value.stack === undefined ? undefined : redactString(value.stack, patterns);
+      out = e as unknown as Record<string, unknown>;
+    } else {
+      // Other class instances (Map, typed arrays…) are not JSON data: their own enumerable
+      // properties go into a plain object, as JSON.stringify would write them.
+      out = {};
+    }
+    seen.set(value, out);
+    toFill.push([value, out]);
+    return out;
+  };
+  const result = copy(root);
+  while (toFill.length > 0) {
+    const [from, out] = toFill.pop() as [object, unknown[] | Record<string, unknown>];
+    if (Array.isArray(out)) for (const item of from as unknown[]) out.push(copy(item));
+    else for (const [k, v] of Object.entries(from)) setOwn(out, redactString(k, patterns), copy(v));
   }
-  const out: Record<string, unknown> = {};
-  seen.set(value, out);
-  for (const [k, v] of Object.entries(value)) {
-    setOwn(out, redactString(k, patterns), redactDeep(v, patterns, seen));
-  }
-  return out;
+  return result;
 }
 
 /**
  * Deep copy of `value` with every secret value replaced by `"[REDACTED]"` in every string
- * and every object key. The input is not modified. Cycles are preserved.
+ * and every object key. The input is not modified. Cycles are preserved. Any depth.
  */
 export function redactSecrets<T>(value: T, secretValues: readonly string[]): T {
-  const patterns = secretPatterns(secretValues);
-  if (patterns.length === 0) return redactDeep(value, [], new WeakMap()) as T;
-  return redactDeep(value, patterns, new WeakMap()) as T;
+  return redactDeep(value, secretPatterns(secretValues)) as T;
 }
 
 /** Redacts the secrets in an error message (or any text). */

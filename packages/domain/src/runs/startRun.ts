@@ -6,6 +6,8 @@ import type { WorkflowDefinition } from '../definitions';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { canonicalJson } from '../shared/canonicalJson';
+import { assertJsonDepth } from '../shared/jsonDepth';
+import { pathOfNul } from '../shared/nul';
 import { workspaceLimits } from '../workspaces/limits';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { pinnedDefinition } from './definitionCache';
@@ -48,26 +50,6 @@ export interface StartRunArgs {
 export interface StartRunResult {
   run: RunView;
   replayed: boolean;
-}
-
-/** Where a string (value or key) holds U+0000, which PostgreSQL cannot store; null when none does. */
-function pathOfNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = pathOfNul(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return `${path}.${JSON.stringify(k).slice(1, -1)}`;
-      const found = pathOfNul(v, `${path}.${k}`);
-      if (found) return found;
-    }
-  }
-  return null;
 }
 
 /** The workspace's plan and figures and the workflow's current version, in one query (404 before 403, as before). */
@@ -205,6 +187,8 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   if (!isPlan(plan) || !PLANS[plan].liveRuns) {
     throw new AppError('plan_does_not_allow_runs', `The ${plan} plan does not allow runs; upgrade the workspace's plan`);
   }
+  // Every door (API, trigger, console) comes through here: the walks below stay bounded.
+  assertJsonDepth(args.input, 'input');
   if (jsonBytes(args.input) > MAX_INPUT_BYTES) {
     throw new AppError('payload_too_large', 'The run input is larger than 1 MiB');
   }

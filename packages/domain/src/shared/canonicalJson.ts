@@ -1,16 +1,8 @@
-/** JSON with object keys sorted at every level, so equal values always serialize equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
+import { writeJson } from './jsonWriter';
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.keys(v as object)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
+/** JSON with object keys sorted at every level, so equal values always serialize equally. At any depth. */
+export function canonicalJson(value: unknown): string {
+  const parts: string[] = [];
+  writeJson(value, (chunk) => parts.push(chunk), { sortKeys: true });
+  return parts.join('');
 }

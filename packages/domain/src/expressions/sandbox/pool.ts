@@ -49,7 +49,11 @@ export async function runSandboxed(task: SandboxTask, deadlineMs: number): Promi
     if (outcome.reason === 'deadline') {
       throw new ExpressionError(`Expression took too long to evaluate (hard limit ${deadlineMs} ms)`, { code: 'expression_timeout' });
     }
-    if (outcome.reason === 'queue') throw new ExpressionError('The expression sandbox is saturated; try again', { code: 'expression_timeout' });
+    if (outcome.reason === 'queue')
+      throw new ExpressionError('The expression sandbox is saturated; try again', { code: 'expression_timeout' });
+    if (outcome.reason === 'unsendable') {
+      throw new ExpressionError("The expression's data is nested too deeply to evaluate", { code: 'expression_too_large' });
+    }
     if (outOfMemory(outcome.error)) {
       throw new ExpressionError(`Expression used too much memory (limit ${SANDBOX_LIMITS.heapMb} MB)`, { code: 'expression_too_large' });
     }

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { AppError } from '../../errors';
+import { jsonDepthExceeds } from '../../shared/jsonDepth';
 import { validateRunInput } from '../../definitions/inputSchema';
-import { evaluateExpression } from '../evaluate';
+import { evaluateExpression, evaluateInThisThread } from '../evaluate';
 import { expressionErrorCode } from '../expressionError';
-import { closeSandbox } from './pool';
+import { closeSandbox, SANDBOX_LIMITS } from './pool';
 
 const ctx = (input: unknown) => ({ input, steps: {}, secrets: {} });
 const evil = 'a'.repeat(40) + '!';
@@ -49,6 +50,25 @@ describe('expression sandbox', () => {
     expect(Date.now() - t).toBeLessThan(5_000);
     // The event loop here was never blocked: the timer ran throughout.
     expect(ticks).toBeGreaterThanOrEqual(20);
+    await expect(evaluateExpression('1 + 1', ctx(null))).resolves.toBe(2);
+  });
+
+  it('refuses data nested 100,000 deep with expression_too_large, and keeps serving', async () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    // Copying it to a thread overflows V8's serializer: that task fails, the pool stays whole.
+    const err = await failure(evaluateExpression('$count(input)', ctx(deep)));
+    expect(expressionErrorCode(err)).toBe('expression_too_large');
+    // The result walk stops at its bound rather than overflowing.
+    const inThread = await failure(evaluateInThisThread('input', ctx(deep)));
+    expect([expressionErrorCode(inThread), (inThread as Error).message]).toEqual([
+      'expression_too_large',
+      `Expression result is nested deeper than ${SANDBOX_LIMITS.maxResultDepth} levels`,
+    ]);
+    // Built by the expression itself: refused past the bound, handed back below it.
+    const nest = (n: number) => evaluateExpression(`$reduce([1..${n}], function($acc, $v){ {'a': $acc} }, {})`, ctx(null));
+    expect(expressionErrorCode(await failure(nest(300)))).toBe('expression_too_large');
+    const below = await nest(150);
+    expect([jsonDepthExceeds(below, 150), jsonDepthExceeds(below, 151)]).toEqual([true, false]);
     await expect(evaluateExpression('1 + 1', ctx(null))).resolves.toBe(2);
   });
 

@@ -7,7 +7,8 @@ import type { ResourceLimits } from 'node:worker_threads';
  * one task at a time; a thread that dies or is killed is replaced on the next demand.
  */
 
-export type TaskOutcome = { ok: true; value: unknown } | { ok: false; reason: 'deadline' | 'queue' | 'crashed'; error?: unknown };
+export type TaskOutcome =
+  { ok: true; value: unknown } | { ok: false; reason: 'deadline' | 'queue' | 'crashed' | 'unsendable'; error?: unknown };
 
 interface Job {
   payload: unknown;
@@ -64,9 +65,16 @@ export class ThreadPool {
       }
       const job = this.queue.shift() as Job;
       clearTimeout(job.queueTimer);
+      try {
+        slot.worker.postMessage(job.payload);
+      } catch (error) {
+        // V8 could not copy the payload (nested deeper than its serializer's stack allows):
+        // this task fails, the thread was never given it and stays free.
+        job.settle({ ok: false, reason: 'unsendable', error });
+        continue;
+      }
       slot.job = job;
       slot.deadline = setTimeout(() => this.finish(slot, { ok: false, reason: 'deadline' }, true), job.deadlineMs);
-      slot.worker.postMessage(job.payload);
     }
   }
 
