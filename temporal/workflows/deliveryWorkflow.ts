@@ -1,12 +1,16 @@
-import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../activities/deliveryActivities';
 import type { AttemptOutcome, DeliveryWorkflowInput, DeliveryWorkflowResult } from '../shared/deliveryTypes';
 
 // Writes to the delivery log: short, idempotent, retried until the database is back.
-const bookkeeping = proxyActivities<DeliveryActivities>({
+const BOOKKEEPING = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
-});
+} as const;
+const bookkeeping = proxyActivities<DeliveryActivities>(BOOKKEEPING);
+// The same as local activities, inside the workflow task; past a few seconds of retries
+// (a database outage) the backoff becomes a durable timer.
+const localBookkeeping = proxyLocalActivities<DeliveryActivities>({ ...BOOKKEEPING, localRetryThreshold: '5s' });
 
 // Mail to administrators: retried for a while (SMTP outages), then given up on.
 const mail = proxyActivities<DeliveryActivities>({
@@ -24,13 +28,18 @@ function jitter(ms: number): number {
  * attempt again, for about 24 h (WEBHOOK_RETRY_SCHEDULE), until a 2xx. Each attempt is an
  * activity without Temporal retries (the schedule is this loop's); every attempt, including one
  * whose worker died, is written to the delivery log, which also decides what follows.
+ *
+ * Lean: the attempt and its log entry are local activities, so an attempt is one workflow task
+ * and no activity task (a worker that dies mid-attempt loses the task, and the retried task
+ * attempts again: receivers dedupe on the event id). Histories from before replay with the
+ * regular activities they made (patched).
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryWorkflowResult> {
   const { deliveryId, generation, scheduleMs } = input;
-  const { attemptDelivery } = proxyActivities<DeliveryActivities>({
-    startToCloseTimeout: input.attemptTimeoutMs + 15_000,
-    retry: { maximumAttempts: 1 },
-  });
+  const attemptOptions = { startToCloseTimeout: input.attemptTimeoutMs + 15_000, retry: { maximumAttempts: 1 } };
+  const local = patched('svc-local-delivery-attempt');
+  const { attemptDelivery } = local ? proxyLocalActivities<DeliveryActivities>(attemptOptions) : proxyActivities<DeliveryActivities>(attemptOptions);
+  const log = local ? localBookkeeping : bookkeeping;
   const windowMs = scheduleMs.reduce((a, b) => a + b, 0);
   const workflowId = workflowInfo().workflowId;
 
@@ -54,10 +63,10 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       };
     }
     if (outcome.kind === 'skip') {
-      if (outcome.reason === 'endpoint_disabled') await bookkeeping.stopDelivery({ deliveryId, generation });
+      if (outcome.reason === 'endpoint_disabled') await log.stopDelivery({ deliveryId, generation });
       return { status: outcome.reason === 'superseded' ? 'superseded' : 'stopped', reason: outcome.reason };
     }
-    const decision = await bookkeeping.recordDeliveryAttempt({
+    const decision = await log.recordDeliveryAttempt({
       deliveryId,
       generation,
       attemptKey: `${workflowId}:${i}`,

@@ -13,12 +13,14 @@ const HISTORIES = path.join(__dirname, 'histories');
 const SHAPES = [
   'cancel-queued',
   'condition-jump',
+  'delivery-activities',
   'delivery',
   'http-retries',
   'queued-continued-as-new',
   'queued-granted',
   'review-approved',
   'review-expired',
+  'transform-before-claim',
   'transform',
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));
