@@ -111,8 +111,15 @@ describe('run engine', () => {
       { key: 'pause', type: 'review', title: 'Check', assignees: ['ops@example.test'], if: leak },
     ]) {
       const run = await runToEnd({ name: `Leak ${step.type}`, slug: `leak-if-${step.type}`, steps: [step] });
-      expect(run).toMatchObject({ status: 'failed', error: { step_key: 'pause', message: expect.stringContaining('[REDACTED]') } });
-      expect(run.steps[0]).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('[REDACTED]') } });
+      // With the expression's own code, as a transform's failure has (not a generic step_failed).
+      expect(run).toMatchObject({
+        status: 'failed',
+        error: { code: 'expression_error', step_key: 'pause', message: expect.stringContaining('[REDACTED]') },
+      });
+      expect(run.steps[0]).toMatchObject({
+        status: 'failed',
+        error: { code: 'expression_error', message: expect.stringContaining('[REDACTED]') },
+      });
       expect(JSON.stringify(run)).not.toContain(TOKEN);
       const rows = await stack.db.prisma.runStep.findMany({ where: { runId: run.id } });
       expect(JSON.stringify(rows)).not.toContain(TOKEN);

@@ -77,6 +77,18 @@ it('runaway expressions fail alone while 20 ordinary runs finish', async () => {
   console.log(`23 runs settled in ${Date.now() - t0} ms`);
 });
 
+it("a runaway `if` of a delay fails its step with the expression's code", async () => {
+  const { key, workspaceId } = await stack.tenant();
+  const wf = await stack.apply(workspaceId, {
+    name: 'Runaway if',
+    slug: 'runaway-if',
+    steps: [{ key: 'pause', type: 'delay', duration: '1s', if: "$pad('', 5e8) = ''" }],
+  });
+  const run = await start(key, wf.id, {});
+  expect(run).toMatchObject({ status: 'failed', error: { code: 'expression_too_large', step_key: 'pause' } });
+  expect(run.steps[0]).toMatchObject({ status: 'failed', error: { code: 'expression_too_large' } });
+});
+
 it('an input schema with a catastrophic pattern answers 422 promptly', async () => {
   const { key, workspaceId } = await stack.tenant();
   const wf = await stack.apply(workspaceId, {

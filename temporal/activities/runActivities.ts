@@ -28,6 +28,7 @@ import type {
   RunError,
   TerminalRunStatus,
 } from '../shared/runTypes';
+import { STEP_FAILED_PERMANENTLY } from '../shared/runTypes';
 import type { AfterCommitActions } from './afterCommit';
 import { claimAndTell } from './slotActivities';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
@@ -42,6 +43,21 @@ async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     clearInterval(beat);
   }
+}
+
+/**
+ * A broken `if`, review `data` or review text is a definition error at run time: it fails the
+ * step (not the worker) with its stable code (`expression_timeout`, …), which the workflow
+ * records (runWorkflow's executeStep); the message goes through redaction first.
+ */
+function failedPermanently(err: unknown, redact: <T>(v: T) => T): ApplicationFailure {
+  const error = err instanceof StepFailure ? err.error : expressionFailure(err).error;
+  return ApplicationFailure.create({
+    type: STEP_FAILED_PERMANENTLY,
+    message: redact(error.message),
+    nonRetryable: true,
+    details: [{ code: error.code }],
+  });
 }
 
 /**
@@ -180,8 +196,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       try {
         skipped = await isSkipped(args.step.if, ctx);
       } catch (err) {
-        // A broken `if` is a definition error at run time: fail the step, not the worker.
-        throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
+        throw failedPermanently(err, redact);
       }
       if (skipped) await store.finishStep(args.runId, args.step.key, { status: 'skipped', attempts: 0 });
       else await store.startStep(args.runId, args.step.key, 1);
@@ -214,7 +229,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
     async openReview(args: OpenReviewInput): Promise<OpenReviewResult> {
       const { step } = args;
-      if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, 'StepFailedPermanently');
+      if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, STEP_FAILED_PERMANENTLY);
       const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
       let data: unknown = null;
       let text: { title: string; instructions: string };
@@ -226,7 +241,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         if (step.data) data = redact(await evaluateExpression(step.data, ctx));
         text = redact(await renderReviewText(step, ctx));
       } catch (err) {
-        throw ApplicationFailure.nonRetryable(redact((err as Error).message), 'StepFailedPermanently');
+        throw failedPermanently(err, redact);
       }
       const done = await store.openReview(
         { runId: args.runId, workspaceId: args.workspaceId, stepKey: step.key, grantKey: args.grantKey },

@@ -119,3 +119,15 @@ export interface ReviewOutcome {
   decided_at: string;
   comment: string | null;
 }
+
+/**
+ * The failure type of an activity that fails its step for good (no retry); its details carry
+ * `{code}`, the step error's stable code.
+ */
+export const STEP_FAILED_PERMANENTLY = 'StepFailedPermanently';
+
+/** The step error code a permanent failure carries, or `step_failed`. */
+export function permanentFailureCode(details: readonly unknown[] | null | undefined): string {
+  const code = (details?.[0] as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'step_failed';
+}

@@ -38,7 +38,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   const { deliveryId, generation, scheduleMs } = input;
   const attemptOptions = { startToCloseTimeout: input.attemptTimeoutMs + 15_000, retry: { maximumAttempts: 1 } };
   const local = patched('svc-local-delivery-attempt');
-  const { attemptDelivery } = local ? proxyLocalActivities<DeliveryActivities>(attemptOptions) : proxyActivities<DeliveryActivities>(attemptOptions);
+  const { attemptDelivery } = local
+    ? proxyLocalActivities<DeliveryActivities>(attemptOptions)
+    : proxyActivities<DeliveryActivities>(attemptOptions);
   const log = local ? localBookkeeping : bookkeeping;
   const windowMs = scheduleMs.reduce((a, b) => a + b, 0);
   const workflowId = workflowInfo().workflowId;

@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   CancellationScope,
   continueAsNew,
   isCancellation,
@@ -10,8 +11,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StepDefinition } from '@svc/domain';
-import { TERMINAL_STATUSES } from '../shared/runTypes';
-import type { ExecuteStepResult, RunError, RunStatus, RunWorkflowInput, SlotRequest, StepError, TerminalRunStatus } from '../shared/runTypes';
+import { permanentFailureCode, STEP_FAILED_PERMANENTLY, TERMINAL_STATUSES } from '../shared/runTypes';
+import type {
+  ExecuteStepResult,
+  RunError,
+  RunStatus,
+  RunWorkflowInput,
+  SlotRequest,
+  StepError,
+  TerminalRunStatus,
+} from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
 import { commitDecision } from './run/commit';
@@ -205,9 +214,15 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       if (isCancellation(err)) throw err;
       // The activity could not record its own failure (e.g. its worker died on the last
       // attempt, or it timed out): record it here so the step never stays `running`.
+      // A regular activity's failure comes wrapped (ActivityFailure), a local one's as it is.
+      const failure = err instanceof ActivityFailure && err.cause ? err.cause : (err as Error);
       const error: StepError = {
-        code: 'step_failed',
-        message: err instanceof ActivityFailure && err.cause ? err.cause.message : (err as Error).message,
+        // A step failed for good by its activity keeps that failure's code (e.g. a runaway `if`).
+        code:
+          failure instanceof ApplicationFailure && failure.type === STEP_FAILED_PERMANENTLY
+            ? permanentFailureCode(failure.details)
+            : 'step_failed',
+        message: failure.message,
       };
       await bookkeeping.finishStep({ runId, stepKey: step.key, status: 'failed', error });
       return { status: 'failed', error };

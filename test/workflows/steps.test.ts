@@ -46,6 +46,24 @@ describe('runWorkflow steps (fake activities)', () => {
     });
   });
 
+  it("keeps the code a step's permanent failure carries (a runaway `if` of a delay)", async () => {
+    const runaway = async () => {
+      throw ApplicationFailure.create({
+        type: 'StepFailedPermanently',
+        message: 'Expression used too much memory',
+        nonRetryable: true,
+        details: [{ code: 'expression_too_large' }],
+      });
+    };
+    await withWorker({ beginStep: runaway }, async ({ start, fakes }) => {
+      const handle = await start({ name: 'D', slug: 'd', steps: [{ key: 'pause', type: 'delay', duration: '1s', if: 'true' }] });
+      expect(await handle.result()).toEqual({ status: 'failed' });
+      const error = { code: 'expression_too_large', message: 'Expression used too much memory' };
+      expect(fakes.finishStep).toHaveBeenCalledWith(expect.objectContaining({ stepKey: 'pause', status: 'failed', error }));
+      expect(fakes.finishRun).toHaveBeenCalledWith(expect.objectContaining({ status: 'failed', error: { ...error, step_key: 'pause' } }));
+    });
+  });
+
   it('skips the steps a condition jumps over, and runs the target', async () => {
     const jump = async (a: { step: { key: string } }) =>
       a.step.key === 'check' ? { status: 'succeeded', jumpTo: 'small' } : { status: 'succeeded' };

@@ -2,7 +2,7 @@ import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from 
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { StepDefinition } from '@svc/domain';
 import type { RunActivities } from '../../activities';
-import { HTTP_HEARTBEAT_TIMEOUT_MS } from '../../shared/runTypes';
+import { HTTP_HEARTBEAT_TIMEOUT_MS, STEP_FAILED_PERMANENTLY } from '../../shared/runTypes';
 
 /**
  * Bookkeeping: short idempotent writes, run as local activities inside the workflow task (no
@@ -44,7 +44,7 @@ function retryOf(step: StepDefinition): ActivityOptions['retry'] {
     initialInterval: step.retry.interval_ms,
     backoffCoefficient: step.retry.backoff === 'exponential' ? 2 : 1,
     maximumInterval: Math.max(step.retry.interval_ms, 60_000),
-    nonRetryableErrorTypes: ['StepFailedPermanently'],
+    nonRetryableErrorTypes: [STEP_FAILED_PERMANENTLY],
   };
 }
 

@@ -17,12 +17,7 @@ export const QUEUED_HISTORY_LIMIT = 1_000;
  * a slot granted in the same instant; ending the run gives the slot on). When the history has
  * grown long, it calls `continueAsNew` once no message handler is running.
  */
-export async function acquireSlot(
-  state: RunState,
-  req: SlotRequest,
-  continueAsNew: () => Promise<never>,
-  asked = false,
-): Promise<boolean> {
+export async function acquireSlot(state: RunState, req: SlotRequest, continueAsNew: () => Promise<never>, asked = false): Promise<boolean> {
   if (!asked) {
     state.slot = 'waiting';
     const { granted } = await bookkeeping.claimSlot(req);
