@@ -23,6 +23,7 @@ import type {
 } from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
+import { engineChanges } from './run/changes';
 import { commitDecision } from './run/commit';
 import { awaitReview } from './run/review';
 import { acquireSlot } from './run/slots';
@@ -36,6 +37,8 @@ type StepResult = ExecuteStepResult | { status: 'cancelled' };
  * workflow task and no regular activity; only http steps, delays and reviews wait on the server.
  */
 export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
+  // First: the one patch marker of executions that begin on this engine (run/changes.ts).
+  const changes = engineChanges();
   const { runId, workspaceId, definition, resume } = args;
   const state = createRunState({ status: resume ? 'running' : 'queued', decidedReviews: resume?.decidedReviews ?? [] });
   // Names of the slot grants this execution makes (slots.ts): the same on every retry or replay.
@@ -122,22 +125,25 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
    * which runs the step straight away when a slot is free: one local activity fewer per run.
    * The workflow commits to running before it asks (see below), and goes back to `queued`
    * when no slot was free; the step has not run then. Histories from before replay as they
-   * were (patched).
+   * were (ENGINE_PATCH).
    */
   async function firstStepWithClaim(): Promise<StepResult | undefined> {
     const step = definition.steps[0];
     if (resume || resetBranch || (step.type !== 'transform' && step.type !== 'condition')) return undefined;
-    if (!patched('svc-claim-with-first-step')) return undefined;
+    if (!changes.current) return undefined;
     state.slot = 'waiting';
-    state.setStatus('running');
+    // Shown in SvcRunStatus only once the step has run: a run that also ends in this workflow
+    // task shows its end alone, one visibility write fewer.
+    state.setStatus('running', false);
     setCurrentDetails(`On ${stepSummary(step)}, 1 of ${definition.steps.length}`);
     const result = await executeStep(step, definition.steps.length === 1, claimRequest());
-    if (result.status !== 'queued') {
-      if (state.slot === 'waiting') state.slot = 'held';
-      return result;
+    if (result.status === 'queued') {
+      state.setStatus('queued', false);
+      return undefined;
     }
-    state.setStatus('queued');
-    return undefined;
+    if (state.slot === 'waiting') state.slot = 'held';
+    if (!('run' in result && result.run)) state.setStatus('running');
+    return result;
   }
 
   async function runSteps(): Promise<{ status: RunStatus }> {
@@ -146,7 +152,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     if (!early) {
       // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
       if (!(await acquire(first, state.slot !== 'none'))) {
-        await commitDecision();
+        await commitDecision(changes);
         return finish('cancelled');
       }
       // The workflow commits to running before the read model says so (the first step's write):
@@ -194,7 +200,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
           // The last step, run locally, also ends the run: one local activity fewer. Histories
           // recorded before this change replay the two-activity ending (patched).
           const finishRun =
-            last && patched('svc-last-local-step-ends-run')
+            last && changes.has('svc-last-local-step-ends-run')
               ? { grantKey: grantKey('finish'), outputExpression: definition.output, lastStepKey }
               : undefined;
           return await stepActivities(step).executeStep({ ...ctx, ...(finishRun ? { finishRun } : {}), ...(claim ? { claim } : {}) });
@@ -208,7 +214,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
           return { status: 'succeeded' };
         }
         case 'review':
-          return await awaitReview(state, step, ctx, grantKey);
+          return await awaitReview(state, step, ctx, grantKey, changes);
       }
     } catch (err) {
       if (isCancellation(err)) throw err;

@@ -1,4 +1,5 @@
-import { patched, sleep } from '@temporalio/workflow';
+import { sleep } from '@temporalio/workflow';
+import type { EngineChanges } from './changes';
 
 /**
  * A workflow-task boundary before the side effects of a decision an update brought (a review
@@ -8,6 +9,6 @@ import { patched, sleep } from '@temporalio/workflow';
  * decision that the retried task never takes. A 1 ms timer makes the task complete first.
  * Histories from before this boundary replay without it (patched).
  */
-export async function commitDecision(): Promise<void> {
-  if (patched('svc-decision-boundary')) await sleep(1, { summary: 'record the decision in history first' });
+export async function commitDecision(changes: EngineChanges): Promise<void> {
+  if (changes.has('svc-decision-boundary')) await sleep(1, { summary: 'record the decision in history first' });
 }

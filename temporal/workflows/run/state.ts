@@ -27,7 +27,11 @@ export interface RunState {
   decidedReviews: Set<string>;
   /** Whether this run holds one of its workspace's concurrency slots (API.md §8). */
   slot: 'none' | 'waiting' | 'held';
-  setStatus(next: RunStatus): void;
+  /**
+   * Moves the run to `next` and shows it in SvcRunStatus; `announce: false` leaves the search
+   * attribute for a later call in the same workflow task (each upsert is a visibility write).
+   */
+  setStatus(next: RunStatus, announce?: boolean): void;
 }
 
 function refuse(type: RunControlFailure, message: string, status?: RunStatus): never {
@@ -41,9 +45,9 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
     cancelRequested: false,
     decidedReviews: new Set(initial.decidedReviews),
     slot: 'none',
-    setStatus(next) {
+    setStatus(next, announce = true) {
       state.status = next;
-      upsertSearchAttributes([{ key: SA_RUN_STATUS, value: next }]);
+      if (announce) upsertSearchAttributes([{ key: SA_RUN_STATUS, value: next }]);
     },
   };
 
