@@ -5,8 +5,9 @@ import { patched } from '@temporalio/workflow';
  * core records a marker AND upserts the TemporalChangeVersion search attribute (a visibility
  * write on the server), so a new execution takes one patch, ENGINE_PATCH, standing for every
  * change made before it. Executions that began earlier replay each change's own patch, as they
- * recorded it. A later change adds its own patch (and, to keep new runs at one marker, a new
- * ENGINE_PATCH that stands for it too).
+ * recorded it. A later change adds its own patch, checked with `has`; to keep new runs at one
+ * marker, ENGINE_PATCH is then renamed to stand for it too, and the checks of `current` become
+ * `has('svc-engine-2026-11')`.
  */
 export const ENGINE_PATCH = 'svc-engine-2026-11';
 
