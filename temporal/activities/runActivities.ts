@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
-import type { Db } from '@svc/db';
+import type { Db, PreparedSql } from '@svc/db';
 import {
   evaluateExpression,
   expressionErrorCode,
@@ -68,6 +68,8 @@ export const PUBLISHER_DISPATCH_GRACE_MS = 30_000;
 
 export interface RunActivityDeps {
   prisma: Db;
+  /** Named statements on the pool for the hot path of every run (@svc/db PreparedSql). */
+  sql: PreparedSql;
   secretBox: SecretBox;
   /** SSRF-guarded undici dispatcher for `http` steps. */
   dispatcher: Dispatcher;
@@ -82,12 +84,12 @@ export interface RunActivityDeps {
  * never reach Temporal history or the database in clear.
  */
 export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
-  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics });
+  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics, sql: deps.sql });
 
   /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
   async function contextFor(workspaceId: string, runId: string) {
     const [secrets, { input, steps }] = await Promise.all([
-      loadWorkspaceSecrets(deps.prisma, deps.secretBox, workspaceId),
+      loadWorkspaceSecrets(deps.sql, deps.secretBox, workspaceId),
       store.loadData(runId),
     ]);
     const values = Object.values(secrets);

@@ -103,7 +103,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   async function startWorker() {
     if (worker) return;
     worker = await createWorkers(
-      { config, prisma: db.prisma, secretBox: box, logger, webhooks, reviewLinks, temporalClient: temporal },
+      { config, prisma: db.prisma, sql: db.sql, secretBox: box, logger, webhooks, reviewLinks, temporalClient: temporal },
       nativeConnection,
       { workflowBundle: { code: bundle } },
     );

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Config, Logger } from '@svc/config';
-import type { Db } from '@svc/db';
+import type { Db, PreparedSql } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import { createDeliveryQueueActivities, createRunQueueActivities, createSvcMetrics, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
@@ -12,6 +12,8 @@ import { sampleQueuedRuns } from './queuedGauge';
 export interface WorkerDeps {
   config: Config;
   prisma: Db;
+  /** Named statements on the same pool: a run's hot writes (the slot, its steps, its ending). */
+  sql: PreparedSql;
   secretBox: SecretBox;
   logger: Logger;
   /** Outbound webhook delivery (createWebhookRuntime): guarded dispatcher, mailer, workflow starter. */
@@ -62,6 +64,7 @@ export async function createWorkers(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: createRunQueueActivities({
       prisma: deps.prisma,
+      sql: deps.sql,
       secretBox: deps.secretBox,
       dispatcher,
       webhooks: deps.webhooks,

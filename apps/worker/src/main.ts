@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     {
       config,
       prisma: db.prisma,
+      sql: db.sql,
       secretBox: createSecretBox(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
       reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
       logger,

@@ -1,22 +1,45 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
 
 /**
- * The hot paths' statements (every API request's key check, `GET /runs/{id}`), run straight on
- * the pool as named statements: PostgreSQL parses and plans each once per connection, not on
- * every request, and Prisma's per-query work is skipped. Measured on the 2-core VM: the key
- * check 1.05 ms through `$queryRaw`, 0.2–0.4 ms prepared; a run's read 0.70 → 0.1–0.2 ms.
- * Queries are Prisma's `Prisma.sql` templates, so the same text serves both ways (rowsOf).
+ * The hot paths' statements (every API request's key check, `GET /runs/{id}`, a run's writes in
+ * the worker), run straight on the pool as named statements: PostgreSQL parses and plans each
+ * once per connection, not on every call, and Prisma's per-query work is skipped. Measured on
+ * the 2-core VM: the key check 1.05 ms through `$queryRaw`, 0.2–0.4 ms prepared; a run's read
+ * 0.70 → 0.1–0.2 ms. Queries are Prisma's `Prisma.sql` templates, so the same text serves both
+ * ways (rowsOf).
  */
 export class PreparedSql {
-  private readonly names = new Map<string, string>();
-
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly db: Pool | PoolClient,
+    private readonly names = new Map<string, string>(),
+  ) {}
 
   async rows<T>(query: Prisma.Sql): Promise<T[]> {
-    const result = await this.pool.query({ name: this.nameOf(query.text), text: query.text, values: query.values });
+    const result = await this.db.query({ name: this.nameOf(query.text), text: query.text, values: query.values });
     return result.rows as T[];
+  }
+
+  /** Runs `fn` in a transaction on one connection (inside one already: in that one). */
+  async transaction<T>(fn: (tx: PreparedSql) => Promise<T>): Promise<T> {
+    if (!isPool(this.db)) return fn(this);
+    const client = await this.db.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const out = await fn(new PreparedSql(client, this.names));
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => {
+        broken = e;
+      });
+      throw err;
+    } finally {
+      // A connection that could not even roll back is dropped, not reused.
+      client.release(broken);
+    }
   }
 
   /** One name per statement text (a template's text never changes, so the map stays small). */
@@ -30,9 +53,18 @@ export class PreparedSql {
   }
 }
 
-/** What a read can run on: Prisma (also inside a transaction) or the prepared statements. */
+function isPool(db: Pool | PoolClient): db is Pool {
+  return 'totalCount' in db;
+}
+
+/** What a statement can run on: Prisma (also inside its transaction) or the prepared statements. */
 export type SqlSource = Pick<PrismaClient, '$queryRaw'> | Prisma.TransactionClient | PreparedSql;
 
 export function rowsOf<T>(db: SqlSource, query: Prisma.Sql): Promise<T[]> {
   return db instanceof PreparedSql ? db.rows<T>(query) : db.$queryRaw<T[]>(query);
+}
+
+/** A transaction on either: Prisma's interactive one, or one connection of the pool. */
+export function inTransaction<T>(db: PrismaClient | PreparedSql, fn: (tx: Prisma.TransactionClient | PreparedSql) => Promise<T>): Promise<T> {
+  return db instanceof PreparedSql ? db.transaction(fn) : db.$transaction(fn);
 }

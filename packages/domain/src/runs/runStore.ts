@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { inTransaction, Prisma, rowsOf } from '@svc/db';
+import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
 import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
 import type { DecidedVia } from '../reviews/decidedVia';
@@ -79,54 +80,66 @@ const jsonb = (v: unknown): string | null => (v === undefined || v === null ? nu
  * change with the event it raises in the same transaction (the outbox). Every write is
  * idempotent, so activity retries and replays are harmless. Reads for the API are in readRuns.
  */
-export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; observer?: RunStoreObserver }) {
+export function createRunStore(
+  prisma: Db,
+  opts: {
+    dispatchDelayMs: number;
+    observer?: RunStoreObserver;
+    /** Named statements on the pool: a run's step writes and its ending run there, not through Prisma. */
+    sql?: PreparedSql;
+  },
+) {
   /** Reports a run's move out of `queued` (by how many rows that write moved: once per run). */
   const noteStart = (moved: number): void => {
     if (moved > 0) opts.observer?.runStarted();
   };
 
-  /** Records an event (payload: the run or review as the API shows it, read in the same transaction). */
-  async function publishIn(
-    tx: Tx,
-    workspaceId: string,
-    type: EventType,
-    dedupeKey: string,
-    subject: { runId: string } | { reviewId: string },
-  ): Promise<DeliveryRef[]> {
-    let data: unknown;
-    if ('runId' in subject) data = await getRun(tx, { workspaceId, runId: subject.runId });
-    else {
-      const review = await tx.review.findUniqueOrThrow({ where: { id: subject.reviewId } });
-      data = { ...toReviewView(review), run_id: review.runId };
-    }
-    const { deliveries } = await recordEventAndDeliveries(
-      tx,
-      { workspaceId, type, dedupeKey, data },
-      { dispatchDelayMs: opts.dispatchDelayMs },
-    );
+  /** Records an event and its deliveries in the caller's transaction. */
+  async function publishIn(tx: Tx | PreparedSql, workspaceId: string, type: EventType, dedupeKey: string, data: unknown): Promise<DeliveryRef[]> {
+    const { deliveries } = await recordEventAndDeliveries(tx, { workspaceId, type, dedupeKey, data }, { dispatchDelayMs: opts.dispatchDelayMs });
     return deliveries;
   }
+
+  /** An event about a run: its payload is the run as the API shows it, read in the same transaction. */
+  async function publishRunIn(tx: Tx | PreparedSql, workspaceId: string, type: EventType, dedupeKey: string, runId: string) {
+    return publishIn(tx, workspaceId, type, dedupeKey, await getRun(tx, { workspaceId, runId }));
+  }
+
+  /** An event about a review: its payload is the review as the API shows it. */
+  async function publishReviewIn(tx: Tx, workspaceId: string, type: EventType, dedupeKey: string, reviewId: string) {
+    const review = await tx.review.findUniqueOrThrow({ where: { id: reviewId } });
+    return publishIn(tx, workspaceId, type, dedupeKey, { ...toReviewView(review), run_id: review.runId });
+  }
+
+  /** The hot statements of a run's steps: prepared on the pool when the store has it. */
+  const hot: SqlSource = opts.sql ?? prisma;
 
   return {
     /** The run's input and its settled steps' outputs, as expressions see them: one query. */
     async loadData(runId: string): Promise<{ input: unknown; steps: StepsData }> {
-      const [row] = await prisma.$queryRaw<{ input: unknown; steps: StepsData }[]>`
+      const [row] = await rowsOf<{ input: unknown; steps: StepsData }>(
+        hot,
+        Prisma.sql`
         SELECT r.input, COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
           FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps
-        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} GROUP BY r.id`;
+        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} GROUP BY r.id`,
+      );
       if (!row) throw new Error(`run ${runId} not found`);
       return row;
     },
 
     /** A step starts an attempt; the run's first step also moves the run to running. */
     async startStep(runId: string, stepKey: string, attempt: number): Promise<void> {
-      const [{ started }] = await prisma.$queryRaw<Array<{ started: number }>>`
+      const [{ started }] = await rowsOf<{ started: number }>(
+        hot,
+        Prisma.sql`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now())
                       WHERE id = ${runId} AND status = 'queued' RETURNING 1),
         step AS (UPDATE run_steps SET status = 'running', attempts = GREATEST(attempts, ${attempt}),
                started_at = COALESCE(started_at, now()), error = NULL
          WHERE run_id = ${runId} AND key = ${stepKey} AND status IN ('pending', 'running') AND attempts <= ${attempt})
-        SELECT count(*)::int AS started FROM run`;
+        SELECT count(*)::int AS started FROM run`,
+      );
       noteStart(started);
     },
 
@@ -137,7 +150,9 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
 
     /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
     async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
-      const [{ started, type, seconds }] = await prisma.$queryRaw<Array<{ started: number; type: string | null; seconds: number | null }>>`
+      const [{ started, type, seconds }] = await rowsOf<{ started: number; type: string | null; seconds: number | null }>(
+        hot,
+        Prisma.sql`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
                       WHERE id = ${runId} AND status = 'queued' RETURNING 1),
         step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
@@ -146,7 +161,8 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
          WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
            AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
          RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds)
-        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`;
+        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`,
+      );
       noteStart(started);
       if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
     },
@@ -179,7 +195,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
         started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
-        const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, { runId });
+        const deliveries = await publishRunIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, runId);
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };
@@ -220,7 +236,7 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
         });
         await tx.$executeRaw`UPDATE runs SET status = 'running' WHERE id = ${runId} AND status = 'waiting_for_review'`;
         const row = await tx.review.findUniqueOrThrow({ where: { id: reviewId }, select: { decidedAt: true } });
-        const deliveries = await publishIn(tx, workspaceId, 'review.decided', `${reviewId}:review.decided`, { reviewId });
+        const deliveries = await publishReviewIn(tx, workspaceId, 'review.decided', `${reviewId}:review.decided`, reviewId);
         return { decidedAt: row.decidedAt!, deliveries };
       });
     },
@@ -249,13 +265,15 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
       const { runId, workspaceId } = f;
       let settled = 0;
-      const done = await prisma.$transaction(async (tx) => {
+      const done = await inTransaction(opts.sql ?? prisma, async (tx) => {
         const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
         const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
         // One statement: a pending review is cancelled; unfinished steps end (cancelled with
         // the run, or, when the run was ended from outside (terminated), the one in progress
         // failed and the rest skipped); the run takes its final status unless it has one.
-        const [row] = await tx.$queryRaw<Array<{ settled: TerminalRunStatus | null; current: string }>>`
+        const [row] = await rowsOf<{ settled: TerminalRunStatus | null; current: string }>(
+          tx,
+          Prisma.sql`
           WITH reviews_closed AS (
             UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
           steps_closed AS (
@@ -270,16 +288,17 @@ export function createRunStore(prisma: Db, opts: { dispatchDelayMs: number; obse
                    error = ${jsonb(f.error)}::jsonb
              WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
             RETURNING status)
-          SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`;
+          SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`,
+        );
         settled = row.settled ? 1 : 0;
         // Already settled (the first final status stands). The statement read the row as it was
         // when it began: settled by a concurrent writer meanwhile, it is read again.
         let status = row.settled ?? (row.current as TerminalRunStatus);
         if (!TERMINAL.includes(status)) {
-          [{ status }] = await tx.$queryRaw<{ status: TerminalRunStatus }[]>`SELECT status FROM runs WHERE id = ${runId}`;
+          [{ status }] = await rowsOf<{ status: TerminalRunStatus }>(tx, Prisma.sql`SELECT status FROM runs WHERE id = ${runId}`);
         }
         // Per ending: a run re-run by a reset ends (and is announced) again.
-        const deliveries = await publishIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, { runId });
+        const deliveries = await publishRunIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, runId);
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
         return { status, granted, deliveries };

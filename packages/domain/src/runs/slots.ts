@@ -1,7 +1,9 @@
-import type { Db } from '@svc/db';
+import { inTransaction, Prisma, rowsOf } from '@svc/db';
+import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import { workspaceLimits } from '../workspaces/limits';
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+/** A transaction: Prisma's, or one connection of the prepared statements' pool. */
+type Tx = SqlSource;
 
 /** A run given a slot: whoever gave it must signal its workflow (runs wait by signal only). */
 export interface SlotGrant {
@@ -47,7 +49,9 @@ async function grantFreeSlots(
   grantKey: string,
   ownRunId: string | null = null,
 ): Promise<{ grants: SlotGrant[]; own: boolean }> {
-  const rows = await tx.$queryRaw<Array<SlotGrant & { own: boolean }>>`
+  const rows = await rowsOf<SlotGrant & { own: boolean }>(
+    tx,
+    Prisma.sql`
     WITH granted AS (
       UPDATE run_slots SET holding = true, granted_by = ${grantKey}
        WHERE run_id IN (
@@ -62,7 +66,8 @@ async function grantFreeSlots(
     SELECT h.run_id AS "runId", r.temporal_workflow_id AS "temporalWorkflowId", bool_or(h.run_id = ${ownRunId}) AS own
       FROM holders h JOIN runs r ON r.id = h.run_id
      WHERE h.asked OR h.run_id = ${ownRunId}
-     GROUP BY h.run_id, r.temporal_workflow_id`;
+     GROUP BY h.run_id, r.temporal_workflow_id`,
+  );
   return {
     grants: rows.filter((r) => !r.own).map(({ runId, temporalWorkflowId }) => ({ runId, temporalWorkflowId })),
     own: rows.some((r) => r.own),
@@ -76,20 +81,23 @@ export const QUEUE_CAP_PER_SLOT = 1_000;
  * A run asks for a slot: it joins the line (once, however often it asks) and every free slot
  * goes to the runs first in line. A run that is not granted one waits for a signal.
  */
-export async function claimSlot(db: Db, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
-  return db.$transaction(async (tx) => {
+export async function claimSlot(db: Db | PreparedSql, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
+  return inTransaction(db, async (tx) => {
     // Takes the workspace's lock (every change to its slots happens one at a time, whichever
     // worker makes it, so the limit holds across all of them; NO KEY UPDATE does not block the
     // key-share locks of foreign keys, so runs keep being created meanwhile), and puts the run
     // in line: since its creation (startRun), or again after a review; now asking.
-    const [ws] = await tx.$queryRaw<LockedWorkspace[]>`
+    const [ws] = await rowsOf<LockedWorkspace>(
+      tx,
+      Prisma.sql`
       WITH locked AS (
         SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
       asking AS (
         INSERT INTO run_slots (run_id, workspace_id, seq, asked)
         SELECT id, workspace_id, seq, true FROM runs WHERE id = ${args.runId}
         ON CONFLICT (run_id) DO UPDATE SET asked = true WHERE NOT run_slots.asked)
-      SELECT * FROM locked`;
+      SELECT * FROM locked`,
+    );
     // A run that was not yet in line is only seen by the next statement.
     const { grants, own } = await grantFreeSlots(tx, args.workspaceId, concurrencyOf(ws), args.grantKey, args.runId);
     return { granted: own, alsoGranted: grants };
@@ -125,17 +133,20 @@ export interface SlotRelease {
  */
 export async function releaseSlotsIn(tx: Tx, args: SlotRelease): Promise<SlotGrant[]> {
   // The lock (see claimSlot) and the release in one statement.
-  const [ws] = await tx.$queryRaw<LockedWorkspace[]>`
+  const [ws] = await rowsOf<LockedWorkspace>(
+    tx,
+    Prisma.sql`
     WITH locked AS (
       SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
     released AS (
       DELETE FROM run_slots WHERE workspace_id = ${args.workspaceId} AND run_id = ANY(${args.runIds}::text[]))
-    SELECT * FROM locked`;
+    SELECT * FROM locked`,
+  );
   return (await grantFreeSlots(tx, args.workspaceId, concurrencyOf(ws), args.grantKey)).grants;
 }
 
 /** releaseSlotsIn in a transaction of its own. */
-export async function releaseSlots(db: Db, args: SlotRelease): Promise<SlotGrant[]> {
+export async function releaseSlots(db: Db | PreparedSql, args: SlotRelease): Promise<SlotGrant[]> {
   if (args.runIds.length === 0) return [];
-  return db.$transaction((tx) => releaseSlotsIn(tx, args));
+  return inTransaction(db, (tx) => releaseSlotsIn(tx, args));
 }

@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import type { SecretBox } from '@svc/signing';
 import { AppError } from '../errors';
 import { iso } from '../shared/time';
@@ -42,7 +43,10 @@ export async function listSecrets(db: Db, workspaceId: string): Promise<SecretVi
 }
 
 /** Decrypted secrets for use inside an activity only. */
-export async function loadWorkspaceSecrets(db: Db, box: SecretBox, workspaceId: string): Promise<Record<string, string>> {
-  const rows = await db.secret.findMany({ where: { workspaceId } });
-  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.valueEnc, sealedContext.workspaceSecret(workspaceId, r.name))]));
+export async function loadWorkspaceSecrets(db: SqlSource, box: SecretBox, workspaceId: string): Promise<Record<string, string>> {
+  const rows = await rowsOf<{ name: string; value_enc: string }>(
+    db,
+    Prisma.sql`SELECT name, value_enc FROM secrets WHERE workspace_id = ${workspaceId}`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.value_enc, sealedContext.workspaceSecret(workspaceId, r.name))]));
 }

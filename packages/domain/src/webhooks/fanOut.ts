@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { PreparedSql, Prisma, rowsOf } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import type { RecordEventArgs } from '../events/events';
 import { newId } from '../ids';
 import type { WebhookTx } from './endpoints';
@@ -29,14 +30,16 @@ export interface PublishOptions {
  * Works on a client or inside a caller's transaction.
  */
 export async function recordEventAndDeliveries(
-  db: Db | WebhookTx,
+  db: Db | WebhookTx | PreparedSql,
   args: RecordEventArgs,
   opts: PublishOptions = {},
 ): Promise<{ eventId: string; created: boolean; deliveries: DeliveryRef[] }> {
-  const run = async (tx: WebhookTx) => {
+  const run = async (tx: SqlSource) => {
     // The event, and the endpoints to fan out to, in one statement; nothing comes back when the
     // event was recorded before (a retried activity, a re-run command).
-    const [first] = await tx.$queryRaw<Array<{ id: string; endpoints: string[] }>>`
+    const [first] = await rowsOf<{ id: string; endpoints: string[] }>(
+      tx,
+      Prisma.sql`
       WITH recorded AS (
         INSERT INTO events (id, workspace_id, type, dedupe_key, data)
         VALUES (${newId('evt')}, ${args.workspaceId}, ${args.type}, ${args.dedupeKey}, ${JSON.stringify(args.data)}::jsonb)
@@ -44,32 +47,37 @@ export async function recordEventAndDeliveries(
       SELECT id, ARRAY(SELECT e.id FROM webhook_endpoints e
                         WHERE e.workspace_id = ${args.workspaceId} AND e.status = 'enabled' AND ${args.type} = ANY(e.event_types)
                         ORDER BY e.id) AS endpoints
-        FROM recorded`;
+        FROM recorded`,
+    );
     if (first) {
       if (first.endpoints.length === 0) return { eventId: first.id, created: true, deliveries: [] };
-      const now = new Date();
-      const deliveries = await tx.webhookDelivery.createManyAndReturn({
-        data: first.endpoints.map((endpointId) => ({
-          id: newId('dlv'),
-          workspaceId: args.workspaceId,
-          endpointId,
-          eventId: first.id,
-          eventType: args.type,
-          nextAttemptAt: now,
-          windowStartedAt: now,
-          dispatchAfter: new Date(now.getTime() + (opts.dispatchDelayMs ?? 0)),
-        })),
-        select: { id: true, workspaceId: true, generation: true },
-      });
+      const now = Date.now();
+      const deliveries = await rowsOf<DeliveryRef>(
+        tx,
+        Prisma.sql`
+        INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, window_started_at, dispatch_after)
+        SELECT d.id, ${args.workspaceId}, d.endpoint_id, ${first.id}, ${args.type}, ${new Date(now)}::timestamptz,
+               ${new Date(now)}::timestamptz, ${new Date(now + (opts.dispatchDelayMs ?? 0))}::timestamptz
+          FROM unnest(${first.endpoints.map(() => newId('dlv'))}::text[], ${first.endpoints}::text[]) AS d(id, endpoint_id)
+        RETURNING id, workspace_id AS "workspaceId", generation`,
+      );
       return { eventId: first.id, created: true, deliveries };
     }
-    const event = await tx.event.findUniqueOrThrow({ where: { dedupeKey: args.dedupeKey }, select: { id: true } });
-    const pending = await tx.webhookDelivery.findMany({
-      where: { eventId: event.id, dispatchedAt: null },
-      select: { id: true, workspaceId: true, generation: true },
-    });
-    return { eventId: event.id, created: false, deliveries: pending };
+    const pending = await rowsOf<DeliveryRef & { eventId: string }>(
+      tx,
+      Prisma.sql`
+      SELECT e.id AS "eventId", d.id, d.workspace_id AS "workspaceId", d.generation
+        FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.dispatched_at IS NULL
+       WHERE e.dedupe_key = ${args.dedupeKey}`,
+    );
+    if (pending.length === 0) throw new Error(`event ${args.dedupeKey} was neither recorded nor found`);
+    return {
+      eventId: pending[0].eventId,
+      created: false,
+      deliveries: pending.filter((d) => d.id !== null).map(({ id, workspaceId, generation }) => ({ id, workspaceId, generation })),
+    };
   };
+  if (db instanceof PreparedSql) return db.transaction(run);
   // A transaction client has no $transaction of its own: then we are inside the caller's.
   const client = db as Partial<Pick<Db, '$transaction'>>;
   return typeof client.$transaction === 'function' ? (db as Db).$transaction(run) : run(db as WebhookTx);
