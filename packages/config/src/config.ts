@@ -119,6 +119,21 @@ export const configSchema = z.object({
   SMTP_URL: z.string().min(1).optional(),
   /** Sender of notification mail. */
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  // --- Memory per process (README "Performance": each figure measured with `npm run bench`) ---
+  /**
+   * Expression-sandbox threads the gateway may start (on first use). The gateway only validates
+   * run input there, well under a millisecond a call; each thread is an isolate of ~15–30 MB.
+   */
+  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Expression-sandbox threads each worker may start: transforms, conditions and templates of every step. */
+  WORKER_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * Workflows each worker keeps in memory between their tasks (Temporal's sticky cache, per task
+   * queue). The SDK's default scales with the heap limit (~2,300 on a 4 GB heap) and lets a
+   * backlog of waiting runs fill the workflow thread; an evicted run is replayed from its short
+   * history on its next task.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(250),
 });
 
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };
