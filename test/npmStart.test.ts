@@ -53,13 +53,16 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
     // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS; README "Performance").
     const apps = childCommandLines(child.pid!);
+    const wasm = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
     expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')))).toEqual([
       process.execPath,
+      ...wasm,
       '--optimize-for-size',
       expect.stringMatching(/main\.js$/),
     ]);
     expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')))).toEqual([
       process.execPath,
+      ...wasm,
       expect.stringMatching(/main\.js$/),
     ]);
   } finally {

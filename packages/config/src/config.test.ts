@@ -1,14 +1,14 @@
 import { loadConfig } from './config';
 
 describe('memory settings', () => {
-  it('defaults to one gateway sandbox thread, two per worker, a bounded workflow cache and a size-optimized worker', () => {
+  it('defaults to one gateway sandbox thread, two per worker, a bounded workflow cache, baseline-compiled wasm and a size-optimized worker', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       GATEWAY_SANDBOX_THREADS: 1,
       WORKER_SANDBOX_THREADS: 2,
       WORKER_MAX_CACHED_WORKFLOWS: 250,
-      WORKER_NODE_FLAGS: ['--optimize-for-size'],
-      GATEWAY_NODE_FLAGS: [],
+      WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--optimize-for-size'],
+      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'],
     });
   });
 
