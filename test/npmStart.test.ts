@@ -63,6 +63,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')))).toEqual([
       process.execPath,
       ...wasm,
+      '--max-semi-space-size=4',
       expect.stringMatching(/main\.js$/),
     ]);
   } finally {

@@ -154,10 +154,12 @@ export const configSchema = z.object({
    */
   WORKER_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--optimize-for-size']),
   /**
-   * The same for the gateway: only the wasm flags; under `--optimize-for-size` its CPU-bound
-   * paths (starting runs) looked slower, for ~40 MB less.
+   * The same for the gateway: the wasm flags, and a 4 MB semi-space (V8's default is 16 MB): a
+   * young generation of ~8 MB instead of ~32 MB kept it under 150 MB through svc's own load, with
+   * no measurable change in its throughput. Not `--optimize-for-size`: its CPU-bound paths
+   * (starting runs) looked slower under it.
    */
-  GATEWAY_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY]),
+  GATEWAY_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--max-semi-space-size=4']),
 });
 
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };
