@@ -16,4 +16,4 @@ COPY --from=build /app /app
 USER node
 EXPOSE 8080
 # GATEWAY_NODE_FLAGS' default (README "Performance"): V8 flags only take effect on the command line.
-CMD ["node", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--max-semi-space-size=4", "apps/gateway/dist/main.js"]
+CMD ["node", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--max-semi-space-size=4", "--heap-growing-percent=50", "apps/gateway/dist/main.js"]

@@ -64,6 +64,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
       process.execPath,
       ...wasm,
       '--max-semi-space-size=4',
+      '--heap-growing-percent=50',
       expect.stringMatching(/main\.js$/),
     ]);
   } finally {

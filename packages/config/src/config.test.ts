@@ -8,7 +8,7 @@ describe('memory settings', () => {
       WORKER_SANDBOX_THREADS: 2,
       WORKER_MAX_CACHED_WORKFLOWS: 250,
       WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--optimize-for-size'],
-      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4'],
+      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4', '--heap-growing-percent=50'],
     });
   });
 
