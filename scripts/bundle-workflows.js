@@ -10,11 +10,26 @@ const root = path.resolve(__dirname, '..');
 const workflowsPath = path.join(root, 'temporal/dist/workflows/index.js');
 const out = path.join(root, 'temporal/dist/workflow-bundle.js');
 
+/**
+ * The SDK requires an inline source map and parses it in every workflow thread (file:line in
+ * workflow stack traces). Its `sourcesContent`, a copy of every bundled source, is read only
+ * for `showStackTraceSources`, which svc leaves off; dropping it takes ~13 MB off each workflow
+ * thread's resident memory (measured, README "Performance").
+ */
+function withoutSourcesContent(code) {
+  const at = code.lastIndexOf('//# sourceMappingURL=data:');
+  const data = code.indexOf('base64,', at) + 'base64,'.length;
+  if (at < 0 || data < at) throw new Error('the workflow bundle has no inline source map');
+  const map = JSON.parse(Buffer.from(code.slice(data).trim(), 'base64').toString('utf8'));
+  delete map.sourcesContent;
+  return `${code.slice(0, data)}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+}
+
 bundleWorkflowCode({
   workflowsPath,
   logger: { info() {}, debug() {}, trace() {}, warn: console.warn, error: console.error, log() {} },
 }).then(
-  ({ code }) => writeFileSync(out, code),
+  ({ code }) => writeFileSync(out, withoutSourcesContent(code)),
   (err) => {
     process.stderr.write(`workflow bundle failed: ${err.message}\n`);
     process.exit(1);

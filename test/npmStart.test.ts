@@ -51,9 +51,31 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     const metricsUrl = /Worker metrics +(http:\S+)\n/.exec(out)?.[1];
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
+    // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS; README "Performance").
+    const apps = childCommandLines(child.pid!);
+    const wasm = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
+    expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')))).toEqual([
+      process.execPath,
+      ...wasm,
+      '--optimize-for-size',
+      expect.stringMatching(/main\.js$/),
+    ]);
+    expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')))).toEqual([
+      process.execPath,
+      ...wasm,
+      '--max-semi-space-size=4',
+      '--heap-growing-percent=50',
+      expect.stringMatching(/main\.js$/),
+    ]);
   } finally {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+/** The command lines of a process's direct children (Linux /proc). */
+function childCommandLines(pid: number): string[][] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return children.map((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0').filter(Boolean));
+}

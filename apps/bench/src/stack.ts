@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   SEARCH_ATTRIBUTES,
@@ -190,8 +191,10 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const floorTaskQueue = `${taskQueue}-floor`;
     const floorArgs = [FLOOR_WORKER, '--address', temporal.value.address, '--namespace', namespace, '--task-queue', floorTaskQueue];
     const profile = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfileDir)}`] : [];
+    // Started as `npm start` starts them: with their configured node flags.
+    const { WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS } = loadConfig(appEnv);
     const [workerStart, floorStart] = await Promise.allSettled([
-      startApp('worker', [...profile, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
+      startApp('worker', [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
       startApp('floor', floorArgs, process.env, path.join(dataDir, 'floor.log'), 'floor worker running'),
     ]);
     for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
@@ -200,7 +203,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const [worker, floor] = [workerStart.value, floorStart.value];
     const gateway = await startApp(
       'gateway',
-      [...profile, '-r', BARE_ROUTE, GATEWAY_MAIN],
+      [...profile, ...GATEWAY_NODE_FLAGS, '-r', BARE_ROUTE, GATEWAY_MAIN],
       { ...appEnv, PORT: String(apiPort), BENCH_BARE_PORT: String(barePort) },
       path.join(dataDir, 'gateway.log'),
       'gateway listening',

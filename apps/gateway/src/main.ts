@@ -1,5 +1,6 @@
 import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
+import { configureSandbox } from '@svc/domain';
 import { createApp } from './app';
 import { createMetrics, createMetricsApp } from './http/metrics';
 import { createGatewayDeps } from './wiring';
@@ -7,6 +8,7 @@ import { createGatewayDeps } from './wiring';
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'gateway' });
   const config = requireAppSettings(loadConfig());
+  configureSandbox({ threads: config.GATEWAY_SANDBOX_THREADS });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),

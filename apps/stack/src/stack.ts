@@ -141,8 +141,16 @@ interface AppProcess extends Stoppable {
  * Spawns a node app, passes its output through and resolves `ready` when the app says so over
  * its IPC channel (config/ready.ts), whatever LOG_LEVEL hides.
  */
-function startApp(sup: Supervisor, name: string, script: string, env: NodeJS.ProcessEnv, cwd: string, stopTimeoutMs: number): AppProcess {
-  const proc = spawnManaged(process.execPath, [script], {
+function startApp(
+  sup: Supervisor,
+  name: string,
+  script: string,
+  nodeFlags: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  stopTimeoutMs: number,
+): AppProcess {
+  const proc = spawnManaged(process.execPath, [...nodeFlags, script], {
     name,
     env,
     cwd,
@@ -332,8 +340,8 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
     : `127.0.0.1:${await findFreePort(Number(cfg.WORKER_METRICS_ADDRESS.split(':').pop()), { avoid: taken })}`;
   const workerEnv: NodeJS.ProcessEnv = { ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
   delete workerEnv.PORT; // the API port is the gateway's
-  const worker = startApp(sup, 'worker', paths.worker, workerEnv, paths.repoRoot, 30_000);
-  const gateway = startApp(sup, 'gateway', paths.gateway, { ...appEnv, PORT: String(apiPort) }, paths.repoRoot, 10_000);
+  const worker = startApp(sup, 'worker', paths.worker, cfg.WORKER_NODE_FLAGS, workerEnv, paths.repoRoot, 30_000);
+  const gateway = startApp(sup, 'gateway', paths.gateway, cfg.GATEWAY_NODE_FLAGS, { ...appEnv, PORT: String(apiPort) }, paths.repoRoot, 10_000);
   await Promise.all([worker.ready, gateway.ready]);
   if (sup.stopping) return;
 

@@ -58,7 +58,7 @@ export async function createWorkers(
   const prebuilt = prebuiltWorkflowBundlePath();
   // The build's bundle when there is one; otherwise bundle the sources now (slower start).
   const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath };
-  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, ...code };
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
   const runs = await Worker.create({
     ...common,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

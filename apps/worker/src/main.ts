@@ -1,5 +1,6 @@
 import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
+import { configureSandbox } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
@@ -10,6 +11,7 @@ import { prometheusTelemetry } from './telemetry';
 async function main(): Promise<void> {
   const logger = createLogger({ name: 'worker' });
   const config = requireAppSettings(loadConfig());
+  configureSandbox({ threads: config.WORKER_SANDBOX_THREADS });
   // The SDK's own logs go through pino too, so a worker writes one JSON log stream.
   const sdkLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',

@@ -16,3 +16,29 @@ describe('SVC_ENCRYPTION_KEY_PREVIOUS', () => {
     );
   });
 });
+
+describe('memory settings', () => {
+  it('defaults to one gateway sandbox thread, two per worker, a bounded workflow cache, baseline-compiled wasm and a size-optimized worker', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      GATEWAY_SANDBOX_THREADS: 1,
+      WORKER_SANDBOX_THREADS: 2,
+      WORKER_MAX_CACHED_WORKFLOWS: 250,
+      WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--optimize-for-size'],
+      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4', '--heap-growing-percent=50'],
+    });
+  });
+
+  it('reads node flags space-separated, empty for none', () => {
+    expect(loadConfig({ GATEWAY_NODE_FLAGS: ' --max-semi-space-size=4   --optimize-for-size ' }).GATEWAY_NODE_FLAGS).toEqual([
+      '--max-semi-space-size=4',
+      '--optimize-for-size',
+    ]);
+    expect(loadConfig({ WORKER_NODE_FLAGS: '' }).WORKER_NODE_FLAGS).toEqual([]);
+  });
+
+  it('refuses anything but long node flags, naming the variable', () => {
+    expect(() => loadConfig({ WORKER_NODE_FLAGS: '-r ./preload.js' })).toThrow(/WORKER_NODE_FLAGS\.0: a node flag/);
+    expect(() => loadConfig({ GATEWAY_SANDBOX_THREADS: '0' })).toThrow(/GATEWAY_SANDBOX_THREADS/);
+  });
+});

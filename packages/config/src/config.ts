@@ -20,6 +20,15 @@ const key32 = z.string().transform((v, ctx) => {
   return buf;
 });
 
+/** WebAssembly on Liftoff only: TurboFan's tier-up of Prisma's query compiler costs ~25 MB RSS. */
+const WASM_BASELINE_ONLY = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
+
+/** Flags for `node` itself, space-separated (`--max-semi-space-size=4 --optimize-for-size`). */
+const nodeFlags = z
+  .string()
+  .transform((v) => v.split(/\s+/).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^--[a-z0-9-]+(=\S+)?$/, 'a node flag such as --optimize-for-size')));
+
 /** A listening address, `host:port` (IPv6 in brackets). */
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464');
 
@@ -128,6 +137,39 @@ export const configSchema = z.object({
   SMTP_URL: z.string().min(1).optional(),
   /** Sender of notification mail. */
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  // --- Memory per process (README "Performance": each figure measured with `npm run bench`) ---
+  /**
+   * Expression-sandbox threads the gateway may start (on first use). The gateway only validates
+   * run input there, well under a millisecond a call; each thread is an isolate of ~15–30 MB.
+   */
+  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Expression-sandbox threads each worker may start: transforms, conditions and templates of every step. */
+  WORKER_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * Workflows each worker keeps in memory between their tasks (Temporal's sticky cache, per task
+   * queue). The SDK's default scales with the heap limit (~2,300 on a 4 GB heap) and lets a
+   * backlog of waiting runs fill the workflow thread; an evicted run is replayed from its short
+   * history on its next task.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(250),
+  /**
+   * Node/V8 flags `npm start` and the bench start each worker with (the Dockerfile, the Compose
+   * file and `npm run start:*` spell out the same defaults). V8 reads them when the process
+   * starts, so an app cannot set them for itself. `--optimize-for-size` keeps the nursery at 1 MB
+   * and grows heaps slowly in every isolate (the worker's peak RSS over the bench fell by ~90 MB,
+   * its throughput figures did not move). The two wasm flags keep WebAssembly (Prisma's query
+   * compiler) on V8's baseline compiler: ~25 MB less per process, no measurable slowdown.
+   * Empty: V8's defaults.
+   */
+  WORKER_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--optimize-for-size']),
+  /**
+   * The same for the gateway: the wasm flags; a 4 MB semi-space (V8's default is 16 MB), a young
+   * generation of ~8 MB instead of ~32 MB; and an old generation allowed to grow to 1.5× its live
+   * data between full collections (V8 lets a fast-allocating heap grow up to 4×). Under them the
+   * gateway peaked at ~165 MB over the bench instead of 207–251 MB, with no measurable change in
+   * its throughput. Not `--optimize-for-size`: its CPU-bound paths (starting runs) looked slower.
+   */
+  GATEWAY_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--max-semi-space-size=4', '--heap-growing-percent=50']),
 });
 
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };

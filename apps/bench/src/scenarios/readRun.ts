@@ -33,10 +33,11 @@ export async function readRunScenario(ctx: BenchContext, tenant: Tenant) {
   await bare({ amount: p.warmup * 20 });
   await api({ amount: p.warmup * 20 });
   ctx.say(`read: ${p.readSec}s of ${p.connections} connections per side per round`);
+  // A phase each: the bare route's load lands in the gateway's process too, and its heap with it.
   const r = await alternate(
     p.rounds,
-    () => bare({ durationSec: p.readSec }),
-    () => api({ durationSec: p.readSec }),
+    () => (ctx.rss.setPhase('read: bare route'), bare({ durationSec: p.readSec })),
+    () => (ctx.rss.setPhase('read: API'), api({ durationSec: p.readSec })),
   );
   assertClean('bare Express GET', r.baseline);
   assertClean('API GET /runs/{id}', r.service);

@@ -11,7 +11,7 @@ export {
   type ExpressionLimits,
 } from './evaluate';
 export { expressionErrorCode } from './expressionError';
-export { SANDBOX_LIMITS, closeSandbox } from './sandbox/pool';
+export { SANDBOX_LIMITS, closeSandbox, configureSandbox } from './sandbox/pool';
 export {
   TemplateSyntaxError,
   compileTemplates,

@@ -23,13 +23,28 @@ function workerFile(): string {
 }
 
 let pool: ThreadPool | undefined;
+let threads: number = SANDBOX_LIMITS.threads;
+
+/**
+ * Sets how many threads this process's sandbox may start (they start on first use). Each is an
+ * isolate of its own, ~15 MB idle and ~30 MB once busy, so a process that only validates input
+ * (the gateway) needs fewer than one that evaluates every step (the worker). Call before first use.
+ */
+export function configureSandbox(opts: { threads: number }): void {
+  if (pool) throw new Error('configureSandbox must be called before the sandbox is first used');
+  threads = opts.threads;
+}
 
 function getPool(): ThreadPool {
   pool ??= new ThreadPool({
     filename: workerFile(),
-    size: SANDBOX_LIMITS.threads,
+    size: threads,
     maxQueueWaitMs: SANDBOX_LIMITS.maxQueueWaitMs,
-    resourceLimits: { maxOldGenerationSizeMb: SANDBOX_LIMITS.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+    resourceLimits: {
+      maxOldGenerationSizeMb: SANDBOX_LIMITS.heapMb,
+      maxYoungGenerationSizeMb: SANDBOX_LIMITS.youngGenerationMb,
+      stackSizeMb: 4,
+    },
   });
   return pool;
 }
