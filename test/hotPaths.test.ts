@@ -117,7 +117,7 @@ describe('the Temporal side of a run start', () => {
   beforeAll(async () => {
     rpcs = [];
     const record: Interceptor = (options, nextCall) => {
-      rpcs.push(String(options.method_definition.path).split('/').pop());
+      rpcs.push(String(options.method_definition.path).split('/').pop() ?? '');
       return new InterceptingCall(nextCall(options));
     };
     connection = await Connection.connect({
