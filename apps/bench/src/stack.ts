@@ -29,7 +29,7 @@ import {
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const GATEWAY_MAIN = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 const WORKER_MAIN = path.join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
-/** Preloaded into the gateway process: the bare Express route of the read baseline. */
+/** The bare Express route of the read baseline, in a process of its own (bareRoute.ts). */
 const BARE_ROUTE = path.join(__dirname, 'bareRoute.js');
 /** The floor baseline's own worker (floor/worker.ts). */
 const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.js');
@@ -52,7 +52,7 @@ export interface BenchStack {
   encryptionKey: string;
   /** The gateway's API base URL (http://127.0.0.1:port). */
   apiUrl: string;
-  /** The bare Express route in the gateway's process (http://127.0.0.1:port). */
+  /** The bare Express route, in a process of its own (http://127.0.0.1:port). */
   bareUrl: string;
   gateway: AppProcess;
   worker: AppProcess;
@@ -203,12 +203,20 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const [worker, floor] = [workerStart.value, floorStart.value];
     const gateway = await startApp(
       'gateway',
-      [...profile, ...GATEWAY_NODE_FLAGS, '-r', BARE_ROUTE, GATEWAY_MAIN],
-      { ...appEnv, PORT: String(apiPort), BENCH_BARE_PORT: String(barePort) },
+      [...profile, ...GATEWAY_NODE_FLAGS, GATEWAY_MAIN],
+      { ...appEnv, PORT: String(apiPort) },
       path.join(dataDir, 'gateway.log'),
       'gateway listening',
     );
     stops.push(() => gateway.proc.stop(15_000));
+    const bare = await startApp(
+      'bare',
+      [...GATEWAY_NODE_FLAGS, BARE_ROUTE],
+      { ...process.env, BENCH_BARE_PORT: String(barePort) },
+      path.join(dataDir, 'bare.log'),
+      'bare route listening',
+    );
+    stops.push(() => bare.proc.stop(5_000));
 
     return {
       dataDir,
@@ -225,7 +233,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       floor,
       appEnv,
       assertAlive() {
-        for (const app of [gateway, worker, floor]) {
+        for (const app of [gateway, worker, floor, bare]) {
           if (app.proc.hasExited()) throw new Error(`the ${app.name} died during the bench:\n${tail(app.logFile)}`);
         }
       },

@@ -33,7 +33,7 @@ export async function readRunScenario(ctx: BenchContext, tenant: Tenant) {
   await bare({ amount: p.warmup * 20 });
   await api({ amount: p.warmup * 20 });
   ctx.say(`read: ${p.readSec}s of ${p.connections} connections per side per round`);
-  // A phase each: the bare route's load lands in the gateway's process too, and its heap with it.
+  // A phase each, so a peak is told apart by what was running.
   const r = await alternate(
     p.rounds,
     () => (ctx.rss.setPhase('read: bare route'), bare({ durationSec: p.readSec })),
