@@ -25,6 +25,10 @@ interface LockedWorkspace {
   concurrency: number | null;
 }
 
+/** The workspace's row under its slot lock (see claimSlot), as a statement's first part. */
+const lockWorkspace = (workspaceId: string) =>
+  Prisma.sql`SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
+
 function concurrencyOf(ws: LockedWorkspace | undefined): number {
   if (!ws) return 0;
   return workspaceLimits({ plan: ws.plan, rateLimitPerMin: ws.rate_limit_per_min, concurrency: ws.concurrency }).concurrency;
@@ -90,8 +94,7 @@ export async function claimSlot(db: Db | PreparedSql, args: { workspaceId: strin
     const [ws] = await rowsOf<LockedWorkspace>(
       tx,
       Prisma.sql`
-      WITH locked AS (
-        SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
+      WITH locked AS (${lockWorkspace(args.workspaceId)}),
       asking AS (
         INSERT INTO run_slots (run_id, workspace_id, seq, asked)
         SELECT id, workspace_id, seq, true FROM runs WHERE id = ${args.runId}
@@ -136,8 +139,7 @@ export async function releaseSlotsIn(tx: Tx, args: SlotRelease): Promise<SlotGra
   const [ws] = await rowsOf<LockedWorkspace>(
     tx,
     Prisma.sql`
-    WITH locked AS (
-      SELECT plan, rate_limit_per_min, concurrency FROM workspaces WHERE id = ${args.workspaceId} FOR NO KEY UPDATE),
+    WITH locked AS (${lockWorkspace(args.workspaceId)}),
     released AS (
       DELETE FROM run_slots WHERE workspace_id = ${args.workspaceId} AND run_id = ANY(${args.runIds}::text[]))
     SELECT * FROM locked`,
