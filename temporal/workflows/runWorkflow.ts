@@ -135,8 +135,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
     // Shown in SvcRunStatus only once the step has run: a run that also ends in this workflow
     // task shows its end alone, one visibility write fewer.
     state.setStatus('running', false);
-    setCurrentDetails(`On ${stepSummary(step)}, 1 of ${definition.steps.length}`);
-    const result = await executeStep(step, definition.steps.length === 1, claimRequest());
+    const result = await runStep(0, claimRequest());
     if (result.status === 'queued') {
       state.setStatus('queued', false);
       return undefined;
@@ -166,8 +165,7 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       if (i === first && early) result = early;
       else {
         await reopenIfReset(i);
-        setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
-        result = await executeStep(step, i === definition.steps.length - 1);
+        result = await runStep(i);
       }
       if (result.status === 'cancelled') return finish('cancelled');
       if (result.status === 'queued') throw new Error(`step ${step.key} was not asked to claim a slot`);
@@ -187,6 +185,13 @@ export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: Run
       }
     }
     return finish('succeeded');
+  }
+
+  /** Shows step `i` as the run's current details (Temporal UI), then runs it. */
+  function runStep(i: number, claim?: SlotRequest): Promise<StepResult> {
+    const step = definition.steps[i];
+    setCurrentDetails(`On ${stepSummary(step)}, ${i + 1} of ${definition.steps.length}`);
+    return executeStep(step, i === definition.steps.length - 1, claim);
   }
 
   async function executeStep(step: StepDefinition, last: boolean, claim?: SlotRequest): Promise<StepResult> {

@@ -64,7 +64,17 @@ export function rowsOf<T>(db: SqlSource, query: Prisma.Sql): Promise<T[]> {
   return db instanceof PreparedSql ? db.rows<T>(query) : db.$queryRaw<T[]>(query);
 }
 
-/** A transaction on either: Prisma's interactive one, or one connection of the pool. */
-export function inTransaction<T>(db: PrismaClient | PreparedSql, fn: (tx: Prisma.TransactionClient | PreparedSql) => Promise<T>): Promise<T> {
-  return db instanceof PreparedSql ? db.transaction(fn) : db.$transaction(fn);
+/**
+ * A transaction on either: Prisma's interactive one, or one connection of the pool. Given a
+ * transaction already (a Prisma transaction client, or prepared statements on one connection),
+ * `fn` runs inside it.
+ */
+export function inTransaction<T>(
+  db: PrismaClient | Prisma.TransactionClient | PreparedSql,
+  fn: (tx: Prisma.TransactionClient | PreparedSql) => Promise<T>,
+): Promise<T> {
+  if (db instanceof PreparedSql) return db.transaction(fn);
+  // A transaction client has no $transaction of its own.
+  const client = db as Partial<Pick<PrismaClient, '$transaction'>>;
+  return typeof client.$transaction === 'function' ? (db as PrismaClient).$transaction(fn) : fn(db);
 }

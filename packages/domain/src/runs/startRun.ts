@@ -94,8 +94,9 @@ interface Prior {
 
 /**
  * The key, the run, its steps and its place in the workspace's slot line (not yet asking: see
- * slots.ts claimSlot), written by ONE statement, so atomically and in one round trip. The key's primary key makes concurrent duplicates collide; a key older than the
- * window is taken over by the new run (treated as new). A taken key comes back with its run.
+ * slots.ts claimSlot), written by ONE statement, so atomically and in one round trip. The key's
+ * primary key makes concurrent duplicates collide; a key older than the window is taken over by
+ * the new run (treated as new). A taken key comes back with its run.
  */
 async function writeRun(
   db: SqlSource,

@@ -1,5 +1,5 @@
-import { PreparedSql, Prisma, rowsOf } from '@svc/db';
-import type { Db, SqlSource } from '@svc/db';
+import { inTransaction, Prisma, rowsOf } from '@svc/db';
+import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { RecordEventArgs } from '../events/events';
 import { newId } from '../ids';
 import type { WebhookTx } from './endpoints';
@@ -77,10 +77,7 @@ export async function recordEventAndDeliveries(
       deliveries: pending.filter((d) => d.id !== null).map(({ id, workspaceId, generation }) => ({ id, workspaceId, generation })),
     };
   };
-  if (db instanceof PreparedSql) return db.transaction(run);
-  // A transaction client has no $transaction of its own: then we are inside the caller's.
-  const client = db as Partial<Pick<Db, '$transaction'>>;
-  return typeof client.$transaction === 'function' ? (db as Db).$transaction(run) : run(db as WebhookTx);
+  return inTransaction(db, run);
 }
 
 /** Outbox rows due for a start (oldest first): none normally, a few after an interruption. */
