@@ -7,7 +7,7 @@ import { recordEventAndDeliveries } from '../webhooks/fanOut';
 import type { DeliveryRef } from '../webhooks/fanOut';
 import { getRun } from './readRuns';
 import { toReviewView } from './runView';
-import { releaseSlotsIn } from './slots';
+import { releaseSlots } from './slots';
 import type { SlotGrant } from './slots';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -197,7 +197,7 @@ export function createRunStore(
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
         const deliveries = await publishRunIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, runId);
         // Last: the workspace's slot lock is held from here to the commit.
-        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
+        const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };
       });
       noteStart(started);
@@ -300,7 +300,7 @@ export function createRunStore(
         // Per ending: a run re-run by a reset ends (and is announced) again.
         const deliveries = await publishRunIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, runId);
         // Last: the workspace's slot lock is held from here to the commit.
-        const granted = await releaseSlotsIn(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
+        const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
         return { status, granted, deliveries };
       });
       if (settled > 0) opts.observer?.runSettled(done.status);

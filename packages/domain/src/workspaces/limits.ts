@@ -27,6 +27,9 @@ export interface WorkspaceLimits {
   liveRuns: boolean;
 }
 
+/** The plans on which a workspace's own figures (set by an operator) count. */
+export const CUSTOM_FIGURE_PLANS: readonly Plan[] = ['enterprise'];
+
 function custom(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
 }
@@ -40,9 +43,9 @@ function custom(v: number | null | undefined): number | undefined {
 export function workspaceLimits(ws: WorkspacePlanFields): WorkspaceLimits {
   const plan: Plan = isPlan(ws.plan) ? ws.plan : 'free';
   const base = PLANS[plan];
-  const enterprise = plan === 'enterprise';
-  const keyPerMin = (enterprise ? custom(ws.rateLimitPerMin) : undefined) ?? base.ratePerMin;
-  const concurrency = enterprise ? (custom(ws.concurrency) ?? base.concurrency) : base.concurrency;
+  const ownFigures = CUSTOM_FIGURE_PLANS.includes(plan);
+  const keyPerMin = (ownFigures ? custom(ws.rateLimitPerMin) : undefined) ?? base.ratePerMin;
+  const concurrency = ownFigures ? (custom(ws.concurrency) ?? base.concurrency) : base.concurrency;
   return {
     plan,
     keyPerMin,
