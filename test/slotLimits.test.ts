@@ -19,7 +19,11 @@ describe('svc_slot_limit', () => {
   it.each(plans)('gives %s the figure workspaceLimits gives', async (plan) => {
     for (const concurrency of customs) {
       const { rows } = await pg.query<{ n: number }>('SELECT svc_slot_limit($1, $2, $3::jsonb) AS n', [plan, concurrency, slotLimits]);
-      expect({ plan, concurrency, n: rows[0].n }).toEqual({ plan, concurrency, n: workspaceLimits({ plan, rateLimitPerMin: null, concurrency }).concurrency });
+      expect({ plan, concurrency, n: rows[0].n }).toEqual({
+        plan,
+        concurrency,
+        n: workspaceLimits({ plan, rateLimitPerMin: null, concurrency }).concurrency,
+      });
     }
   });
 });

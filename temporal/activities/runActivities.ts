@@ -5,13 +5,13 @@ import type { Db, PreparedSql } from '@svc/db';
 import {
   evaluateExpression,
   expressionErrorCode,
-  loadWorkspaceSecrets,
+  openWorkspaceSecrets,
   outputOverLimit,
   redactSecrets,
   renderReviewText,
   reviewRequestMail,
 } from '@svc/domain';
-import type { ExpressionContext, Mailer } from '@svc/domain';
+import type { ExpressionContext, Mailer, StepsData, StepWrite } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type { SvcMetrics } from './metrics';
@@ -33,6 +33,12 @@ import type { AfterCommitActions } from './afterCommit';
 import { claimAndTell } from './slotActivities';
 import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
+
+/** A run's data as its expressions see it, and the redaction of its workspace's secrets. */
+interface RunContext {
+  ctx: ExpressionContext;
+  redact: <T>(v: T) => T;
+}
 
 /** Heartbeats while `fn` runs: how a cancellation reaches a long http step (API.md §12). */
 async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
@@ -86,15 +92,18 @@ export interface RunActivityDeps {
 export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
   const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics, sql: deps.sql });
 
-  /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets. */
-  async function contextFor(workspaceId: string, runId: string) {
-    const [secrets, { input, steps }] = await Promise.all([
-      loadWorkspaceSecrets(deps.sql, deps.secretBox, workspaceId),
-      store.loadData(runId),
-    ]);
+  /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets: one query. */
+  async function contextFor(workspaceId: string, runId: string): Promise<RunContext> {
+    const { input, steps, secrets: sealed } = await store.loadData(runId, workspaceId);
+    const secrets = openWorkspaceSecrets(deps.secretBox, workspaceId, sealed);
     const values = Object.values(secrets);
     const ctx: ExpressionContext = { input, steps, secrets };
     return { ctx, redact: <T>(v: T): T => redactSecrets(v, values) };
+  }
+
+  /** `run` as it is once step `key` settled as `step` (null: fenced off, so unknown here). */
+  function withStep(run: RunContext, key: string, step: StepsData[string] | null): RunContext | undefined {
+    return step ? { ...run, ctx: { ...run.ctx, steps: { ...run.ctx.steps, [key]: step } } } : undefined;
   }
 
   async function isSkipped(stepIf: string | undefined, ctx: ExpressionContext): Promise<boolean> {
@@ -109,20 +118,23 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
   /**
    * Runs one attempt of an http, transform or condition step. Transform and condition steps
    * run as local activities and are written once, at their end; an http step is marked
-   * running first, since it can take a while.
+   * running first, since it can take a while. With `readBack`, also returns the run's data as
+   * it is after the step (for the run's output expression, evaluated next without a re-read).
    */
-  async function attemptStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
+  async function attemptStep(args: ExecuteStepInput, readBack = false): Promise<{ result: ExecuteStepResult; after?: RunContext }> {
     const { runId, step } = args;
     const info = Context.current().info;
     const attempt = info.attempt;
     const lastAttempt = attempt >= step.retry.max_attempts;
     const startedAt = new Date();
-    const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
+    const run = await contextFor(args.workspaceId, args.runId);
+    const { ctx, redact } = run;
+    const settle = async (w: StepWrite, result: ExecuteStepResult) => {
+      const stored = await store.finishStep(runId, step.key, { ...w, readBack });
+      return { result, after: readBack ? withStep(run, step.key, stored) : undefined };
+    };
     try {
-      if (await isSkipped(step.if, ctx)) {
-        await store.finishStep(runId, step.key, { status: 'skipped', attempts: 0 });
-        return { status: 'skipped' };
-      }
+      if (await isSkipped(step.if, ctx)) return await settle({ status: 'skipped', attempts: 0 }, { status: 'skipped' });
       let outcome: StepOutcome;
       if (step.type === 'http') {
         await store.startStep(runId, step.key, attempt);
@@ -133,8 +145,10 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       const output = redact(outcome.output);
       const over = outputOverLimit(output);
       if (over) throw new StepFailure({ code: `step_${over.code}`, message: `The step's ${over.message}` }, false);
-      await store.finishStep(runId, step.key, { status: 'succeeded', attempts: attempt, startedAt, output, fence: attempt });
-      return { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) };
+      return await settle(
+        { status: 'succeeded', attempts: attempt, startedAt, output, fence: attempt },
+        { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) },
+      );
     } catch (err) {
       // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
       if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('The step was cancelled');
@@ -150,22 +164,24 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       }
       // A failed step keeps its output (an http error's response) only when it can be stored.
       const kept = output === undefined || outputOverLimit(output) ? null : output;
-      await store.finishStep(runId, step.key, { status: 'failed', attempts: attempt, startedAt, output: kept, error, fence: attempt });
-      return { status: 'failed', error };
+      return await settle(
+        { status: 'failed', attempts: attempt, startedAt, output: kept, error, fence: attempt },
+        { status: 'failed', error },
+      );
     }
   }
 
   /**
    * Ends the run: works out its output, then one transaction holds the final status, the
    * event, its deliveries and the slot's release; then the next runs are told and the
-   * deliveries started.
+   * deliveries started. `known`: the run's data, when the caller has it as it now is.
    */
-  async function endRun(args: FinishRunInput): Promise<{ status: TerminalRunStatus }> {
+  async function endRun(args: FinishRunInput, known?: RunContext): Promise<{ status: TerminalRunStatus }> {
     let status: TerminalRunStatus = args.status;
     let error: RunError | null = args.error ?? null;
     let output: { value: unknown } | { fromStep: string } | null = null;
     if (status === 'succeeded' && args.outputExpression) {
-      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
+      const { ctx, redact } = known ?? (await contextFor(args.workspaceId, args.runId));
       try {
         const value = redact(await evaluateExpression(args.outputExpression, ctx));
         const over = outputOverLimit(value);
@@ -212,19 +228,22 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
      */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
       if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
-      const result = await attemptStep(args);
       const end = args.finishRun;
+      const { result, after: known } = await attemptStep(args, Boolean(end?.outputExpression));
       if (!end || result.status === 'queued' || (result.status === 'succeeded' && result.jumpTo)) return result;
       const failed = result.status === 'failed';
-      const { status } = await endRun({
-        runId: args.runId,
-        workspaceId: args.workspaceId,
-        grantKey: end.grantKey,
-        outputExpression: end.outputExpression,
-        status: failed ? 'failed' : 'succeeded',
-        lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
-        error: failed ? { ...result.error, step_key: args.step.key } : undefined,
-      });
+      const { status } = await endRun(
+        {
+          runId: args.runId,
+          workspaceId: args.workspaceId,
+          grantKey: end.grantKey,
+          outputExpression: end.outputExpression,
+          status: failed ? 'failed' : 'succeeded',
+          lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
+          error: failed ? { ...result.error, step_key: args.step.key } : undefined,
+        },
+        known,
+      );
       return { ...result, run: { status } };
     },
 
@@ -311,7 +330,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
      * event, its deliveries and the slot's release; then the next runs are told and the
      * deliveries started.
      */
-    finishRun: endRun,
+    finishRun: (args: FinishRunInput) => endRun(args),
   };
 }
 

@@ -9,6 +9,8 @@ import { getRun } from './readRuns';
 import { toReviewView } from './runView';
 import { releaseSlots } from './slots';
 import type { SlotGrant } from './slots';
+import { sealedSecretsColumn } from '../secrets/secrets';
+import type { SealedSecret } from '../secrets/secrets';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -27,6 +29,13 @@ export interface RunError extends StepError {
 /** Step outputs as expressions see them. */
 export type StepsData = Record<string, { output: unknown; status: string }>;
 
+/** A run's data as its expressions see it (loadData), with the workspace's secrets still sealed. */
+export interface RunData {
+  input: unknown;
+  steps: StepsData;
+  secrets: SealedSecret[];
+}
+
 /** Work left for after a commit: waiting runs to tell of their slot, deliveries to start. */
 export interface AfterCommit {
   granted: SlotGrant[];
@@ -43,6 +52,8 @@ export interface StepWrite {
   error?: StepError | null;
   /** The activity attempt writing: an earlier (stale) attempt never overwrites a later one's. */
   fence?: number;
+  /** Whether to return the output as stored, for an expression evaluated next (finishStep). */
+  readBack?: boolean;
 }
 
 export interface FinishRun {
@@ -95,8 +106,18 @@ export function createRunStore(
   };
 
   /** Records an event and its deliveries in the caller's transaction. */
-  async function publishIn(tx: Tx | PreparedSql, workspaceId: string, type: EventType, dedupeKey: string, data: unknown): Promise<DeliveryRef[]> {
-    const { deliveries } = await recordEventAndDeliveries(tx, { workspaceId, type, dedupeKey, data }, { dispatchDelayMs: opts.dispatchDelayMs });
+  async function publishIn(
+    tx: Tx | PreparedSql,
+    workspaceId: string,
+    type: EventType,
+    dedupeKey: string,
+    data: unknown,
+  ): Promise<DeliveryRef[]> {
+    const { deliveries } = await recordEventAndDeliveries(
+      tx,
+      { workspaceId, type, dedupeKey, data },
+      { dispatchDelayMs: opts.dispatchDelayMs },
+    );
     return deliveries;
   }
 
@@ -115,14 +136,18 @@ export function createRunStore(
   const hot: SqlSource = opts.sql ?? prisma;
 
   return {
-    /** The run's input and its settled steps' outputs, as expressions see them: one query. */
-    async loadData(runId: string): Promise<{ input: unknown; steps: StepsData }> {
-      const [row] = await rowsOf<{ input: unknown; steps: StepsData }>(
+    /**
+     * What a run's expressions see, in one query: its input, its settled steps' outputs, and
+     * its workspace's secrets, still sealed (the caller opens them).
+     */
+    async loadData(runId: string, workspaceId: string): Promise<RunData> {
+      const [row] = await rowsOf<RunData>(
         hot,
         Prisma.sql`
         SELECT r.input, COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
-          FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps
-        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} GROUP BY r.id`,
+          FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps,
+          ${sealedSecretsColumn(workspaceId)} AS secrets
+        FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} AND r.workspace_id = ${workspaceId} GROUP BY r.id`,
       );
       if (!row) throw new Error(`run ${runId} not found`);
       return row;
@@ -148,9 +173,18 @@ export function createRunStore(
         WHERE run_id = ${runId} AND key = ${stepKey} AND status IN ('pending', 'running') AND attempts <= ${attempt}`;
     },
 
-    /** A step ends (or is skipped): one statement, which also moves a still-queued run to running. */
-    async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<void> {
-      const [{ started, type, seconds }] = await rowsOf<{ started: number; type: string | null; seconds: number | null }>(
+    /**
+     * A step ends (or is skipped): one statement, which also moves a still-queued run to
+     * running. Returns the step as expressions now see it (with `readBack`, its output as
+     * stored), or null when the write was fenced off (an earlier attempt settled the step).
+     */
+    async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<StepsData[string] | null> {
+      const [{ started, type, seconds, output }] = await rowsOf<{
+        started: number;
+        type: string | null;
+        seconds: number | null;
+        output: unknown;
+      }>(
         hot,
         Prisma.sql`
         WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
@@ -160,11 +194,13 @@ export function createRunStore(
                output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
          WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
            AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
-         RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds)
-        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds FROM (SELECT 1) one LEFT JOIN step ON true`,
+         RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds, output)
+        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds,
+               CASE WHEN ${w.readBack ?? false} THEN step.output END AS output FROM (SELECT 1) one LEFT JOIN step ON true`,
       );
       noteStart(started);
       if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
+      return type ? { output, status: w.status } : null;
     },
 
     /** Steps passed over by a condition's jump. */

@@ -42,11 +42,25 @@ export async function listSecrets(db: Db, workspaceId: string): Promise<SecretVi
   return rows.map((r) => ({ name: r.name, created_at: iso(r.createdAt), updated_at: iso(r.updatedAt) }));
 }
 
+/** A workspace secret as stored: its name and its sealed value. */
+export interface SealedSecret {
+  name: string;
+  value_enc: string;
+}
+
+/** The workspace's sealed secrets as one JSON column, for a statement that reads them with other things. */
+export function sealedSecretsColumn(workspaceId: string): Prisma.Sql {
+  return Prisma.sql`(SELECT COALESCE(jsonb_agg(jsonb_build_object('name', name, 'value_enc', value_enc)), '[]'::jsonb)
+    FROM secrets WHERE workspace_id = ${workspaceId})`;
+}
+
+/** Opens sealed secrets, for use inside an activity only. */
+export function openWorkspaceSecrets(box: SecretBox, workspaceId: string, rows: SealedSecret[]): Record<string, string> {
+  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.value_enc, sealedContext.workspaceSecret(workspaceId, r.name))]));
+}
+
 /** Decrypted secrets for use inside an activity only. */
 export async function loadWorkspaceSecrets(db: SqlSource, box: SecretBox, workspaceId: string): Promise<Record<string, string>> {
-  const rows = await rowsOf<{ name: string; value_enc: string }>(
-    db,
-    Prisma.sql`SELECT name, value_enc FROM secrets WHERE workspace_id = ${workspaceId}`,
-  );
-  return Object.fromEntries(rows.map((r) => [r.name, box.open(r.value_enc, sealedContext.workspaceSecret(workspaceId, r.name))]));
+  const rows = await rowsOf<SealedSecret>(db, Prisma.sql`SELECT name, value_enc FROM secrets WHERE workspace_id = ${workspaceId}`);
+  return openWorkspaceSecrets(box, workspaceId, rows);
 }
