@@ -3,7 +3,7 @@ import type { Interceptor } from '@grpc/grpc-js';
 import { Client, Connection, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { createApiKey, revokeApiKey, SCOPES, startRun } from '@svc/domain';
+import { createApiKey, getRun, revokeApiKey, SCOPES, startRun } from '@svc/domain';
 import { createRunLauncher } from '@svc/temporal';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -106,6 +106,23 @@ describe('POST /workflows/{id}/runs', () => {
     );
     expect(replay.value.status).toBe(201);
     expect(replay.sent).toHaveLength(1 + 3);
+  });
+});
+
+describe('GET /runs/{id}', () => {
+  it('is ONE statement (the run read with the key), answering what getRun reads, 404 for another workspace', async () => {
+    const started = await api('POST', `/api/v1/workflows/${wfId}/runs`, { body: { input: { name: 'read' }, wait: true } });
+    expect(started.body.status).toBe('succeeded');
+    const { value: r, sent } = await counted(counting.statements, () => api('GET', `/api/v1/runs/${started.body.id}`));
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(await getRun(stack.db.prisma, { workspaceId, runId: started.body.id }));
+    expect(r.body.steps.map((st: { status: string }) => st.status)).toEqual(['succeeded']);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/api_keys[\s\S]*rate_limits[\s\S]*run_steps/);
+    const other = await stack.tenant();
+    const foreign = await counted(counting.statements, () => api('GET', `/api/v1/runs/${started.body.id}`, { key: other.key }));
+    expect([foreign.value.status, foreign.value.body.code]).toEqual([404, 'run_not_found']);
+    expect(foreign.sent).toHaveLength(1);
   });
 });
 

@@ -1,12 +1,13 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
-import { createMailer } from '@svc/domain';
+import { createMailer, runReadAlongside } from '@svc/domain';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
 import type { Metrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
+import { readAlongside } from './middleware/readAlongside';
 import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
 import { bodyParserErrors } from './middleware/jsonBody';
@@ -52,6 +53,8 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
+  // GET /runs/{id} (what polling clients call) in one statement: the run is read with the key.
+  api.get('/runs/:run_id', readAlongside((req) => runReadAlongside(String(req.params.run_id))));
   api.use(authenticate(deps.sql));
   api.use(limits.countRefused);
   api.use(limits.perKey);

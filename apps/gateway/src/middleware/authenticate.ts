@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { SqlSource } from '@svc/db';
 import { AppError, authenticateRequest, requireScope } from '@svc/domain';
 import type { AuthenticatedRequest, Principal, Scope } from '@svc/domain';
+import { alongsideOf, keepAlongside } from './readAlongside';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -16,9 +17,12 @@ export function authenticate(db: SqlSource): RequestHandler {
     }
     try {
       // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.
-      const { principal, key, workspace } = await authenticateRequest(db, match[1]);
-      res.locals.principal = principal;
-      res.locals.keyCounters = { key, workspace };
+      // A route marked readAlongside has its read made in that statement too.
+      const alongside = alongsideOf(res);
+      const auth = await authenticateRequest(db, match[1], Date.now(), alongside);
+      res.locals.principal = auth.principal;
+      res.locals.keyCounters = { key: auth.key, workspace: auth.workspace };
+      if (alongside) keepAlongside(res, auth.alongside);
     } catch (err) {
       if (err instanceof AppError)
         throw new AppError(err.code, err.message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });

@@ -2,11 +2,13 @@ import { Router } from 'express';
 import type { Response } from 'express';
 import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
 import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
+import type { RunView } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/jsonBody';
+import { alongsideAnswer } from '../middleware/readAlongside';
 
 /** Aborts when the client goes away before we answered; the run itself is never touched. */
 function clientGone(res: Response): AbortSignal {
@@ -54,7 +56,11 @@ export function runRoutes(deps: GatewayDeps): Router {
   });
 
   r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
-    res.json(await getRun(deps.sql, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+    // Read with the key check (app.ts), or here when the request came another way.
+    const run =
+      alongsideAnswer<RunView>(res) ??
+      (await getRun(deps.sql, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+    res.json(run);
   });
 
   r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {

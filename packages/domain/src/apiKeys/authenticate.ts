@@ -14,8 +14,20 @@ export interface CounterState {
   expire: number;
 }
 
+/**
+ * A read the key check runs in its own statement, in the key's workspace (one round trip for a
+ * request that reads one thing): `sql` is a scalar subquery of the key's workspace id, giving
+ * one JSON value; `read` turns that value into the answer.
+ */
+export interface AlongsideRead<T> {
+  sql(workspaceId: Prisma.Sql): Prisma.Sql;
+  read(value: unknown): T;
+}
+
 export interface AuthenticatedRequest {
   principal: Principal;
+  /** The alongside read's value (authenticateRequest's `alongside`); undefined without one. */
+  alongside?: unknown;
   /** The key's counter, already taken for this request. */
   key: CounterState;
   /** The workspace's counter; null when the key's own refusal left it untouched. */
@@ -41,6 +53,7 @@ interface Row {
   key_expire: string | number | null;
   ws_points: string | number | null;
   ws_expire: string | number | null;
+  alongside: unknown;
 }
 
 const counter = (quota: number, points: Row['key_points'], expire: Row['key_expire']): CounterState | null =>
@@ -58,9 +71,15 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
  * counts refuse is given back by the caller, so it never counts. The key's figure is computed in
  * SQL from the same plan table (and enterprise custom figure) as workspaceLimits; the returned
  * principal's limits come from workspaceLimits itself, and the two are checked to agree.
- * "Last used" is written at most once a minute per key, in the same statement.
+ * "Last used" is written at most once a minute per key, in the same statement, and so is an
+ * `alongside` read, when given (only for a usable key, in its own workspace).
  */
-export async function authenticateRequest(db: SqlSource, presented: string, now = Date.now()): Promise<AuthenticatedRequest> {
+export async function authenticateRequest(
+  db: SqlSource,
+  presented: string,
+  now = Date.now(),
+  alongside?: AlongsideRead<unknown>,
+): Promise<AuthenticatedRequest> {
   if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
   const windowEnd = now + RATE_WINDOW_SECONDS * 1000;
   const rows = await rowsOf<Row>(
@@ -95,7 +114,8 @@ export async function authenticateRequest(db: SqlSource, presented: string, now 
        WHERE id = (SELECT id FROM usable) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
     )
     SELECT k.id, k.workspace_id, k.scopes, k.revoked, k.expired, k.plan, k.rate_limit_per_min, k.concurrency, k.key_quota,
-           kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire
+           kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire,
+           ${alongside ? Prisma.sql`(SELECT ${alongside.sql(Prisma.sql`u.workspace_id`)} FROM usable u)` : Prisma.sql`NULL`} AS alongside
       FROM k LEFT JOIN kc ON true LEFT JOIN wc ON true`,
   );
   const row = rows[0];
@@ -111,5 +131,6 @@ export async function authenticateRequest(db: SqlSource, presented: string, now 
     principal: { keyId: row.id, workspaceId: row.workspace_id, scopes: row.scopes.filter(isScope), limits },
     key,
     workspace: counter(limits.workspacePerMin, row.ws_points, row.ws_expire),
+    ...(alongside ? { alongside: row.alongside } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
 import { findWorkflow } from '../workflows/workflows';
+import type { AlongsideRead } from '../apiKeys/authenticate';
 import { toRunView } from './runView';
 import type { RunView } from './runView';
 
@@ -14,15 +15,15 @@ type ReviewRow = NonNullable<Parameters<typeof toRunView>[1]>['reviews'][number]
 
 const date = (v: string | null): Date | null => (v === null ? null : new Date(v));
 
+type RunReadRow = RunRow & { steps: JsonDates<StepRow>[]; review: JsonDates<ReviewRow> | null };
+
 /**
- * A run of this workspace with its steps and latest review, in ONE statement (the hot path of
- * polling clients): the steps and the review come back as JSON beside the run's columns.
- * A foreign id is 404 exactly like a missing one.
+ * A run of a workspace with its steps and latest review, as ONE statement's row: the steps and
+ * the review come back as JSON beside the run's columns. `workspaceId`: a value, or an
+ * expression of the statement this one is read inside (runReadAlongside).
  */
-export async function getRun(db: SqlSource, args: { workspaceId: string; runId: string }): Promise<RunView> {
-  const rows = await rowsOf<RunRow & { steps: JsonDates<StepRow>[]; review: JsonDates<ReviewRow> | null }>(
-    db,
-    Prisma.sql`
+function runSelect(runId: string, workspaceId: string | Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
     SELECT r.id, r.workspace_id AS "workspaceId", r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion",
            r.status, r.input, r.output, r.error, r.trigger, r.idempotency_key AS "idempotencyKey",
            r.created_at AS "createdAt", r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.seq,
@@ -39,10 +40,12 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
                      'decidedAt', v.decided_at, 'comment', v.comment)
               FROM reviews v WHERE v.run_id = r.id ORDER BY v.requested_at DESC LIMIT 1) AS review
       FROM runs r
-     WHERE r.id = ${args.runId} AND r.workspace_id = ${args.workspaceId}`,
-  );
-  const row = rows[0];
-  if (!row) throw new AppError('run_not_found', `Run ${args.runId} not found`);
+     WHERE r.id = ${runId} AND r.workspace_id = ${workspaceId}`;
+}
+
+/** The view of a runSelect row; none is 404 (a foreign id exactly like a missing one). */
+function runFromRow(row: RunReadRow | undefined, runId: string): RunView {
+  if (!row) throw new AppError('run_not_found', `Run ${runId} not found`);
   const { steps, review, ...run } = row;
   return toRunView(run, {
     steps: steps.map((st) => ({ ...st, startedAt: date(st.startedAt), finishedAt: date(st.finishedAt) })),
@@ -57,6 +60,29 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
         ]
       : [],
   });
+}
+
+/** A run of this workspace with its steps and latest review, in ONE statement (the hot path of polling clients). */
+export async function getRun(db: SqlSource, args: { workspaceId: string; runId: string }): Promise<RunView> {
+  const rows = await rowsOf<RunReadRow>(db, runSelect(args.runId, args.workspaceId));
+  return runFromRow(rows[0], args.runId);
+}
+
+/**
+ * getRun read inside the API key's check (authenticateRequest), so `GET /runs/{id}` is one
+ * statement: the run of the key's own workspace, as one JSON value (its times as text).
+ */
+export function runReadAlongside(runId: string): AlongsideRead<RunView> {
+  return {
+    sql: (workspaceId) => Prisma.sql`(SELECT row_to_json(x) FROM (${runSelect(runId, workspaceId)}) x)`,
+    read: (value) => {
+      const row = value as JsonDates<RunReadRow> | null;
+      return runFromRow(
+        row ? { ...row, createdAt: new Date(row.createdAt), startedAt: date(row.startedAt), finishedAt: date(row.finishedAt) } : undefined,
+        runId,
+      );
+    },
+  };
 }
 
 export async function listRuns(
