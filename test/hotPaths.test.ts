@@ -86,7 +86,7 @@ describe('authentication and both rate-limit counters', () => {
 });
 
 describe('POST /workflows/{id}/runs', () => {
-  it('takes at most 4 round trips beside authentication, 3 once the version is cached', async () => {
+  it('takes 2 statements with the key check (look-up read with the key; the write returns the run), 3 on a version not seen yet', async () => {
     const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-count' });
     const cold = await counted(counting.statements, () =>
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'a' } } }),
@@ -96,16 +96,36 @@ describe('POST /workflows/{id}/runs', () => {
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'b' } } }),
     );
     expect(warm.value.status).toBe(201);
-    // Authentication and rate limits: one statement; the start: lookup, write, answer (+ the pinned definition, cold).
-    expect(cold.sent).toHaveLength(1 + 4);
+    // The key check with the look-up: one statement; the write, which returns the run (+ the pinned definition, cold).
+    expect(cold.sent).toHaveLength(1 + 2);
     expect(cold.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(1);
-    expect(warm.sent).toHaveLength(1 + 3);
+    expect(warm.sent).toHaveLength(1 + 1);
+    expect(warm.sent[0]).toMatch(/api_keys[\s\S]*workflows/);
     expect(warm.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(0);
+    // The answer is the run as written: what a read of it then shows, before it ran.
+    const stored = await getRun(stack.db.prisma, { workspaceId, runId: warm.value.body.id });
+    expect(warm.value.body).toEqual({
+      ...stored,
+      status: 'queued',
+      started_at: null,
+      finished_at: null,
+      duration_ms: null,
+      output: null,
+      steps: stored.steps!.map((st) => ({
+        ...st,
+        status: 'pending',
+        attempts: 0,
+        started_at: null,
+        finished_at: null,
+        duration_ms: null,
+        output: null,
+      })),
+    });
     const replay = await counted(counting.statements, () =>
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'c' } }, headers: { 'idempotency-key': 'count-me' } }),
     );
     expect(replay.value.status).toBe(201);
-    expect(replay.sent).toHaveLength(1 + 3);
+    expect(replay.sent).toHaveLength(1 + 1);
   });
 });
 

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
-import { createMailer, runReadAlongside } from '@svc/domain';
+import { createMailer, runReadAlongside, startLookupAlongside } from '@svc/domain';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
@@ -53,8 +53,16 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
-  // GET /runs/{id} (what polling clients call) in one statement: the run is read with the key.
-  api.get('/runs/:run_id', readAlongside((req) => runReadAlongside(String(req.params.run_id))));
+  // What polling clients and starts read first is read with the key: GET /runs/{id} is one
+  // statement, a start one round trip fewer.
+  api.get(
+    '/runs/:run_id',
+    readAlongside((req) => runReadAlongside(String(req.params.run_id))),
+  );
+  api.post(
+    '/workflows/:workflow_id/runs',
+    readAlongside((req) => startLookupAlongside(String(req.params.workflow_id))),
+  );
   api.use(authenticate(deps.sql));
   api.use(limits.countRefused);
   api.use(limits.perKey);

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Response } from 'express';
 import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
 import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
-import type { RunView } from '@svc/domain';
+import type { RunView, StartLookup } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
@@ -35,6 +35,8 @@ export function runRoutes(deps: GatewayDeps): Router {
         idempotencyKey,
         trigger: 'api',
         wait: body.wait ? { timeoutMs: deps.config.RUN_WAIT_TIMEOUT_MS, signal: clientGone(res) } : undefined,
+        // Read with the key check (app.ts).
+        lookup: alongsideAnswer<StartLookup>(res),
       },
     );
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');

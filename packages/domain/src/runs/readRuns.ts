@@ -17,12 +17,19 @@ const date = (v: string | null): Date | null => (v === null ? null : new Date(v)
 
 type RunReadRow = RunRow & { steps: JsonDates<StepRow>[]; review: JsonDates<ReviewRow> | null };
 
+/** Where a run's rows are read from: the tables, or a statement's own CTEs (a run just written). */
+export interface RunSources {
+  runs: Prisma.Sql;
+  steps: Prisma.Sql;
+}
+const TABLES: RunSources = { runs: Prisma.sql`runs`, steps: Prisma.sql`run_steps` };
+
 /**
  * A run of a workspace with its steps and latest review, as ONE statement's row: the steps and
  * the review come back as JSON beside the run's columns. `workspaceId`: a value, or an
  * expression of the statement this one is read inside (runReadAlongside).
  */
-function runSelect(runId: string, workspaceId: string | Prisma.Sql): Prisma.Sql {
+export function runSelect(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
   return Prisma.sql`
     SELECT r.id, r.workspace_id AS "workspaceId", r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion",
            r.status, r.input, r.output, r.error, r.trigger, r.idempotency_key AS "idempotencyKey",
@@ -31,7 +38,7 @@ function runSelect(runId: string, workspaceId: string | Prisma.Sql): Prisma.Sql 
                        'runId', s.run_id, 'key', s.key, 'position', s.position, 'name', s.name, 'type', s.type,
                        'status', s.status, 'attempts', s.attempts, 'startedAt', s.started_at, 'finishedAt', s.finished_at,
                        'output', s.output, 'error', s.error) ORDER BY s.position)
-                     FROM run_steps s WHERE s.run_id = r.id), '[]'::json) AS steps,
+                     FROM ${from.steps} s WHERE s.run_id = r.id), '[]'::json) AS steps,
            (SELECT json_build_object(
                      'id', v.id, 'runId', v.run_id, 'stepKey', v.step_key, 'status', v.status, 'title', v.title,
                      'instructions', v.instructions, 'assignees', v.assignees, 'data', v.data,
@@ -39,7 +46,7 @@ function runSelect(runId: string, workspaceId: string | Prisma.Sql): Prisma.Sql 
                      'decidedBy', v.decided_by, 'decidedViaType', v.decided_via_type, 'decidedViaId', v.decided_via_id,
                      'decidedAt', v.decided_at, 'comment', v.comment)
               FROM reviews v WHERE v.run_id = r.id ORDER BY v.requested_at DESC LIMIT 1) AS review
-      FROM runs r
+      FROM ${from.runs} r
      WHERE r.id = ${runId} AND r.workspace_id = ${workspaceId}`;
 }
 
@@ -68,21 +75,26 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
   return runFromRow(rows[0], args.runId);
 }
 
+/** runSelect's row as one JSON value (its times as text), for a statement that reads it with other things. */
+export function runSelectJson(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
+  return Prisma.sql`(SELECT row_to_json(x) FROM (${runSelect(runId, workspaceId, from)}) x)`;
+}
+
+/** The view of a runSelectJson value; null is 404. */
+export function runFromJson(value: unknown, runId: string): RunView {
+  const row = value as JsonDates<RunReadRow> | null;
+  return runFromRow(
+    row ? { ...row, createdAt: new Date(row.createdAt), startedAt: date(row.startedAt), finishedAt: date(row.finishedAt) } : undefined,
+    runId,
+  );
+}
+
 /**
  * getRun read inside the API key's check (authenticateRequest), so `GET /runs/{id}` is one
- * statement: the run of the key's own workspace, as one JSON value (its times as text).
+ * statement: the run of the key's own workspace.
  */
 export function runReadAlongside(runId: string): AlongsideRead<RunView> {
-  return {
-    sql: (workspaceId) => Prisma.sql`(SELECT row_to_json(x) FROM (${runSelect(runId, workspaceId)}) x)`,
-    read: (value) => {
-      const row = value as JsonDates<RunReadRow> | null;
-      return runFromRow(
-        row ? { ...row, createdAt: new Date(row.createdAt), startedAt: date(row.startedAt), finishedAt: date(row.finishedAt) } : undefined,
-        runId,
-      );
-    },
-  };
+  return { sql: (workspaceId) => runSelectJson(runId, workspaceId), read: (value) => runFromJson(value, runId) };
 }
 
 export async function listRuns(
