@@ -23,12 +23,14 @@ const EXPECTED_ROWS = [
 
 /**
  * Details that must be there too, each with a measured figure: the floor's webhook path beside
- * svc's at the row's rate, and their ratio (apps/bench/src/scenarios/webhooks.ts).
+ * svc's at the row's rate, their ratio, and where each one's latency goes
+ * (apps/bench/src/scenarios/webhooks.ts).
  */
 const EXPECTED_DETAILS = [
   /^webhooks, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks, floor with delivery, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks at (\d+)\/s: svc delivery p95 ÷ floor-with-delivery p95$/,
+  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery workflow started; started → received \(svc \| floor with delivery\)$/,
 ];
 
 interface ReportRow {

@@ -1,10 +1,14 @@
 import { performance } from 'node:perf_hooks';
+import { deliveryWorkflowId } from '@svc/domain';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { apiCall, runsLoad } from '../context';
+import { deliverySplit } from '../deliverySplit';
+import { floorDeliveryId } from '../floor/deliveryActivities';
 import { assertClean, fnLoad } from '../load';
 import type { LoadResult } from '../load';
 import { WebhookReceiver } from '../receiver';
+import type { Received } from '../receiver';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { round, summarize } from '../stats';
@@ -23,6 +27,8 @@ interface RatePhase {
   latency: LatencySummary;
   /** Runs started whose event had not arrived when collection ended. */
   unfinished: number;
+  /** At the row's rate: the latency split at the delivery workflow's start (deliverySplit.ts). */
+  split?: { toStarted: LatencySummary; startedToReceived: LatencySummary };
 }
 
 /**
@@ -39,7 +45,8 @@ interface RatePhase {
  * floorRunWithDelivery (floor/workflows.ts), the transform in one local activity that then
  * starts a delivery workflow of its own, whose local activity POSTs the signed event. Like
  * svc's, it runs two workflows per event, so it shows what that costs on this machine at this
- * rate with nothing of svc's around it.
+ * rate with nothing of svc's around it. At the row's rate both sides' latencies are also split
+ * at their delivery workflow's start (deliverySplit.ts).
  */
 export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: number; latency: LatencySummary }) {
   const { profile: p, stack } = ctx;
@@ -49,8 +56,17 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
     // A rate's starts, offered as autocannon offers them: this many callers, paced to the rate.
     const callers = (rate: number) => Math.min(64, Math.max(8, Math.ceil(rate / 4)));
 
-    /** Until every event is in, or the collection window is over (and at least one event came). */
-    const collect = async (what: string, rate: number, load: LoadResult, runIds: string[]): Promise<RatePhase> => {
+    /**
+     * Until every event is in, or the collection window is over (and at least one event came).
+     * With `deliveryOf` (a received event's delivery workflow id), the latency is split too.
+     */
+    const collect = async (
+      what: string,
+      rate: number,
+      load: LoadResult,
+      runIds: string[],
+      deliveryOf?: (g: Received) => string,
+    ): Promise<RatePhase> => {
       const until = performance.now() + p.webhookCollectSec * 1000;
       const giveUp = performance.now() + p.firstEventTimeoutMs;
       const arrived = () => runIds.filter((id) => receiver.byRun.has(id)).length;
@@ -70,10 +86,11 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         eventsPerSecond: spanMs > 0 ? ((got.length - 1) / spanMs) * 1000 : Number.NaN,
         latency: summarize(got.map((g) => g.receivedAt - g.eventCreatedAt)),
         unfinished: runIds.length - got.length,
+        split: deliveryOf && (await deliverySplit(ctx.temporal, got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })))),
       };
     };
 
-    const svcPhase = async (label: string, rate: number, durationSec: number): Promise<RatePhase> => {
+    const svcPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
       const tenant = await ctx.newTenant(label);
       const endpoint = await apiCall<{ id: string; secret: string }>(ctx, 'POST', `${stack.apiUrl}/api/v1/webhook-endpoints`, {
         key: tenant.key,
@@ -93,13 +110,14 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         },
       });
       assertClean(`run starts at ${rate}/s`, load);
-      const r = await collect('webhooks', rate, load, runIds);
+      // Each run has one delivery, generation 0 (no manual retries here).
+      const r = await collect('webhooks', rate, load, runIds, split ? (g) => deliveryWorkflowId(g.deliveryId!, 0) : undefined);
       if (p.clearBacklogs) await clearBacklog(ctx.db, ctx.temporal, tenant.workspaceId, 0, stack.assertAlive);
       return r;
     };
 
     /** The same for the floor's webhook path, started with `client.workflow.start`. */
-    const floorPhase = async (label: string, rate: number, durationSec: number): Promise<RatePhase> => {
+    const floorPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
       receiver.setSecret(label, stack.floorWebhookSecret);
       const url = receiver.urlFor(label);
       const runIds: string[] = [];
@@ -108,7 +126,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       };
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`floor starts at ${rate}/s`, load);
-      const r = await collect('floor webhooks', rate, load, runIds);
+      const r = await collect('floor webhooks', rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined);
       if (p.clearBacklogs) await ctx.floor.terminateWithDelivery(runIds.filter((id) => !receiver.byRun.has(id)));
       return r;
     };
@@ -130,8 +148,8 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc and the floor with delivery`);
       // Each rate starts with the other side than the last, so neither always meets the other's leftovers.
       const sides = [
-        async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec)),
-        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec)),
+        async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec, rate === top)),
+        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top)),
       ];
       for (const side of i % 2 === 0 ? sides : sides.reverse()) await side();
       details.push(
@@ -161,6 +179,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
           `${round(at.latency.p95 / floorAt.latency.p95, 2)}× (${round(at.latency.p95, 1)} / ${round(floorAt.latency.p95, 1)} ms; ` +
           `events/s reached ${round(at.eventsPerSecond, 1)} / ${round(floorAt.eventsPerSecond, 1)})`,
       },
+      {
+        title: `webhooks at ${top}/s, p50 / p95: committed → delivery workflow started; started → received (svc | floor with delivery)`,
+        value: `${describeSplit(at.split!)} | ${describeSplit(floorAt.split!)}`,
+      },
       { title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` },
     );
     if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} webhooks failed signature verification`);
@@ -168,6 +190,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
   } finally {
     await receiver.stop();
   }
+}
+
+function describeSplit(s: NonNullable<RatePhase['split']>): string {
+  return `${round(s.toStarted.p50, 1)} / ${round(s.toStarted.p95, 1)} ms; ${round(s.startedToReceived.p50, 1)} / ${round(s.startedToReceived.p95, 1)} ms`;
 }
 
 function describePhase(r: RatePhase): string {
