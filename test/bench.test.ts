@@ -30,7 +30,7 @@ const EXPECTED_DETAILS = [
   /^webhooks, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks, floor with delivery, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks at (\d+)\/s: svc delivery p95 ÷ floor-with-delivery p95$/,
-  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery workflow started; started → received \(svc \| floor with delivery\)$/,
+  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery\)$/,
 ];
 
 interface ReportRow {

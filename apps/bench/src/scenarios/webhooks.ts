@@ -4,6 +4,7 @@ import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { apiCall, runsLoad } from '../context';
 import { deliverySplit } from '../deliverySplit';
+import type { DeliverySplit } from '../deliverySplit';
 import { floorDeliveryId } from '../floor/deliveryActivities';
 import { assertClean, fnLoad } from '../load';
 import type { LoadResult } from '../load';
@@ -28,7 +29,7 @@ interface RatePhase {
   /** Runs started whose event had not arrived when collection ended. */
   unfinished: number;
   /** At the row's rate: the latency split at the delivery workflow's start (deliverySplit.ts). */
-  split?: { toStarted: LatencySummary; startedToReceived: LatencySummary };
+  split?: DeliverySplit;
 }
 
 /**
@@ -180,7 +181,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
           `events/s reached ${round(at.eventsPerSecond, 1)} / ${round(floorAt.eventsPerSecond, 1)})`,
       },
       {
-        title: `webhooks at ${top}/s, p50 / p95: committed → delivery workflow started; started → received (svc | floor with delivery)`,
+        title: `webhooks at ${top}/s, p50 / p95: committed → delivery started; → its first task picked up; → received (svc | floor with delivery)`,
         value: `${describeSplit(at.split!)} | ${describeSplit(floorAt.split!)}`,
       },
       { title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` },
@@ -192,8 +193,8 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
   }
 }
 
-function describeSplit(s: NonNullable<RatePhase['split']>): string {
-  return `${round(s.toStarted.p50, 1)} / ${round(s.toStarted.p95, 1)} ms; ${round(s.startedToReceived.p50, 1)} / ${round(s.startedToReceived.p95, 1)} ms`;
+function describeSplit(s: DeliverySplit): string {
+  return [s.toStarted, s.startedToPickedUp, s.pickedUpToReceived].map((l) => `${round(l.p50, 1)} / ${round(l.p95, 1)} ms`).join('; ');
 }
 
 function describePhase(r: RatePhase): string {
