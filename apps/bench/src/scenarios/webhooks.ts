@@ -28,7 +28,7 @@ interface RatePhase {
   latency: LatencySummary;
   /** Runs started whose event had not arrived when collection ended. */
   unfinished: number;
-  /** At the row's rate: the latency split at the delivery workflow's start (deliverySplit.ts). */
+  /** At the row's rate: where the latency goes, by the delivery workflows' histories (deliverySplit.ts). */
   split?: DeliverySplit;
 }
 
@@ -46,8 +46,8 @@ interface RatePhase {
  * floorRunWithDelivery (floor/workflows.ts), the transform in one local activity that then
  * starts a delivery workflow of its own, whose local activity POSTs the signed event. Like
  * svc's, it runs two workflows per event, so it shows what that costs on this machine at this
- * rate with nothing of svc's around it. At the row's rate both sides' latencies are also split
- * at their delivery workflow's start (deliverySplit.ts).
+ * rate with nothing of svc's around it. At the row's rate both sides' latencies are also split in three
+ * by their delivery workflows' histories (deliverySplit.ts).
  */
 export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: number; latency: LatencySummary }) {
   const { profile: p, stack } = ctx;
