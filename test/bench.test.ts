@@ -21,6 +21,18 @@ const EXPECTED_ROWS = [
   'rss.worker',
 ];
 
+/**
+ * Details that must be there too, each with a measured figure: the floor's webhook path beside
+ * svc's at the row's rate, their ratio, and where each one's latency goes
+ * (apps/bench/src/scenarios/webhooks.ts).
+ */
+const EXPECTED_DETAILS = [
+  /^webhooks, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
+  /^webhooks, floor with delivery, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
+  /^webhooks at (\d+)\/s: svc delivery p95 ÷ floor-with-delivery p95$/,
+  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery\)$/,
+];
+
 interface ReportRow {
   id: string;
   title: string;
@@ -69,7 +81,12 @@ describe('npm run bench -- --quick', () => {
     expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
     expect(existsSync(out)).toBe(true);
 
-    const report = JSON.parse(readFileSync(out, 'utf8')) as { mode: string; rows: ReportRow[]; machine: { cpus: number } };
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      mode: string;
+      rows: ReportRow[];
+      details: Array<{ title: string; value: string }>;
+      machine: { cpus: number };
+    };
     expect(report.mode).toBe('quick');
     expect(report.machine.cpus).toBeGreaterThan(0);
     expect(report.rows.map((r) => r.id)).toEqual(EXPECTED_ROWS);
@@ -93,6 +110,16 @@ describe('npm run bench -- --quick', () => {
       expect(line).toBeDefined();
       expect(line).toMatch(/\d+\.\d\d×/);
       expect(line).toMatch(/PASS|MISS/);
+    }
+
+    // The webhook row's rate has each detail, with figures in milliseconds, in the JSON and printed.
+    const rowRate = /offered at (\d+)\/s/.exec(report.rows.find((r) => r.id === 'webhooks.p95')!.title)![1];
+    for (const pattern of EXPECTED_DETAILS) {
+      const detail = report.details.find((d) => pattern.exec(d.title)?.[1] === rowRate);
+      expect({ pattern: String(pattern), found: detail !== undefined }).toEqual({ pattern: String(pattern), found: true });
+      expect(detail!.value).toMatch(/^\d+(\.\d+)?(×)? .*\d+(\.\d+)? ms/);
+      expect(detail!.value).not.toMatch(/NaN|Infinity/);
+      expect(stdout.split('\n').some((l) => l.startsWith(detail!.title))).toBe(true);
     }
   }, 300_000);
 });

@@ -80,11 +80,13 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
 
 /**
  * The same closed loop for an in-process call (the SDK baselines): `concurrency` callers, each
- * calling `fn` again as soon as the last call returned, for `durationSec` or `amount` calls.
+ * calling `fn` again as soon as the last call returned, for `durationSec` or `amount` calls;
+ * with `overallRate`, call i is not issued before i / overallRate seconds (as autocannon's
+ * `overallRate` paces httpLoad).
  */
 export async function fnLoad(
   fn: () => Promise<unknown>,
-  o: { concurrency: number; durationSec?: number; amount?: number },
+  o: { concurrency: number; durationSec?: number; amount?: number; overallRate?: number },
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -96,7 +98,10 @@ export async function fnLoad(
   const more = () => (o.amount !== undefined ? issued < o.amount : performance.now() < deadline);
   const caller = async () => {
     while (more()) {
+      const due = o.overallRate ? started + (issued / o.overallRate) * 1000 : 0;
       issued++;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const t = performance.now();
       try {
         await fn();

@@ -14,6 +14,8 @@ export interface Received {
   eventCreatedAt: number;
   /** When the signed request had fully arrived here, ms. */
   receivedAt: number;
+  /** Its `Svc-Delivery-Id` header, where the sender sent one (svc does). */
+  deliveryId: string | undefined;
 }
 
 /**
@@ -62,6 +64,7 @@ export class WebhookReceiver {
           runId: event.data.id,
           eventCreatedAt: Date.parse(event.created_at),
           receivedAt,
+          deliveryId: typeof req.headers['svc-delivery-id'] === 'string' ? req.headers['svc-delivery-id'] : undefined,
         });
       });
     });

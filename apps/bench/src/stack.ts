@@ -49,6 +49,10 @@ export interface BenchStack {
   taskQueue: string;
   /** The floor worker's task queue (floor/workflows.ts), on the same server. */
   floorTaskQueue: string;
+  /** The floor worker's second task queue: its webhook deliveries (floorDelivery). */
+  floorDeliveryTaskQueue: string;
+  /** The secret the floor signs its webhooks with (the receiver checks them with it). */
+  floorWebhookSecret: string;
   encryptionKey: string;
   /** The gateway's API base URL (http://127.0.0.1:port). */
   apiUrl: string;
@@ -189,13 +193,19 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
 
     say('starting the worker, the floor worker and the gateway (separate processes)');
     const floorTaskQueue = `${taskQueue}-floor`;
-    const floorArgs = [FLOOR_WORKER, '--address', temporal.value.address, '--namespace', namespace, '--task-queue', floorTaskQueue];
+    const floorDeliveryTaskQueue = `${floorTaskQueue}-deliveries`;
+    const floorWebhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+    const floorArgs = [
+      FLOOR_WORKER,
+      ...['--address', temporal.value.address, '--namespace', namespace],
+      ...['--task-queue', floorTaskQueue, '--delivery-task-queue', floorDeliveryTaskQueue],
+    ];
     const profile = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfileDir)}`] : [];
     // Started as `npm start` starts them: with their configured node flags.
     const { WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS } = loadConfig(appEnv);
     const [workerStart, floorStart] = await Promise.allSettled([
       startApp('worker', [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
-      startApp('floor', floorArgs, process.env, path.join(dataDir, 'floor.log'), 'floor worker running'),
+      startApp('floor', floorArgs, { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret }, path.join(dataDir, 'floor.log'), 'floor worker running'),
     ]);
     for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
     if (workerStart.status === 'rejected') throw workerStart.reason;
@@ -225,6 +235,8 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       namespace,
       taskQueue,
       floorTaskQueue,
+      floorDeliveryTaskQueue,
+      floorWebhookSecret,
       encryptionKey,
       apiUrl,
       bareUrl: `http://127.0.0.1:${barePort}`,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { BENCH_INPUT } from '../fixtures';
 import { EXECUTE_TIMEOUT_MS } from '../sdk';
-import type { floorActivity, floorLocalActivity } from './workflows';
+import { floorDeliveryId } from './deliveryActivities';
+import type { floorActivity, floorLocalActivity, floorRunWithDelivery } from './workflows';
 
 /** Both floor workflows take and answer the same. */
 type FloorWorkflow = typeof floorLocalActivity & typeof floorActivity;
@@ -30,6 +31,37 @@ export class FloorBaseline {
   readonly executeActivity = async (): Promise<void> => {
     this.lastActivityId = await this.execute('floorActivity');
   };
+
+  /**
+   * Starts one run of the transform followed by a signed webhook of its result, delivered by a
+   * workflow of its own to `webhookUrl` (floorRunWithDelivery); answers its workflow id, which
+   * is the event's `data.id`.
+   */
+  async startWithDelivery(webhookUrl: string): Promise<string> {
+    const workflowId = `floor-${randomUUID()}`;
+    await this.client.workflow.start<typeof floorRunWithDelivery>('floorRunWithDelivery', {
+      taskQueue: this.taskQueue,
+      workflowId,
+      args: [{ ...BENCH_INPUT, webhookUrl }],
+    });
+    return workflowId;
+  }
+
+  /** Terminates what runs of startWithDelivery left open, and their deliveries. */
+  async terminateWithDelivery(runIds: string[]): Promise<void> {
+    const ids = runIds.flatMap((id) => [id, floorDeliveryId(id)]);
+    const next = () => ids.pop();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let id = next(); id; id = next()) {
+          await this.client.workflow
+            .getHandle(id)
+            .terminate('bench: backlog of a finished measurement')
+            .catch(() => undefined); // finished meanwhile, or never started
+        }
+      }),
+    );
+  }
 
   private async execute(type: 'floorLocalActivity' | 'floorActivity'): Promise<string> {
     const workflowId = `floor-${randomUUID()}`;

@@ -1,31 +1,43 @@
 #!/usr/bin/env node
 /**
  * The floor's own worker process, started by the bench (stack.ts) beside svc's worker:
- * `node floor/worker.js --address HOST:PORT --namespace NS --task-queue Q`. SDK defaults
- * throughout, as svc's worker (apps/worker createWorker) runs with them; the workflows are
- * bundled from source at startup. The Worker stops by itself on SIGTERM/SIGINT.
+ * `node floor/worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D`,
+ * with the webhook signing secret in FLOOR_WEBHOOK_SECRET. SDK defaults throughout, as svc's
+ * worker (apps/worker createWorkers) runs with them: one Worker for the runs, one for the
+ * webhook deliveries on their own task queue (as svc's), sharing one workflow bundle built from
+ * source at startup, and a Client through which a run's activity starts its delivery workflow.
+ * The Workers stop by themselves on SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { floorActivities } from './activities';
+import { createFloorDeliveryActivities } from './deliveryActivities';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { address: { type: 'string' }, namespace: { type: 'string' }, 'task-queue': { type: 'string' } },
+    options: {
+      address: { type: 'string' },
+      namespace: { type: 'string' },
+      'task-queue': { type: 'string' },
+      'delivery-task-queue': { type: 'string' },
+    },
   });
-  const { address, namespace, 'task-queue': taskQueue } = values;
-  if (!address || !namespace || !taskQueue) throw new Error('usage: worker.js --address HOST:PORT --namespace NS --task-queue Q');
-  const connection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    workflowsPath: require.resolve('./workflows'),
-    activities: floorActivities,
-  });
-  process.stdout.write(`floor worker running on ${taskQueue}\n`);
-  await worker.run();
-  await connection.close();
+  const { address, namespace, 'task-queue': taskQueue, 'delivery-task-queue': deliveryTaskQueue } = values;
+  const secret = process.env.FLOOR_WEBHOOK_SECRET;
+  if (!address || !namespace || !taskQueue || !deliveryTaskQueue || !secret) {
+    throw new Error('usage: FLOOR_WEBHOOK_SECRET=… worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D');
+  }
+  const [connection, clientConnection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
+  const client = new Client({ connection: clientConnection, namespace });
+  const deliveryActivities = createFloorDeliveryActivities({ client, deliveryTaskQueue, secret });
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
+  const common = { connection, namespace, workflowBundle };
+  const runs = await Worker.create({ ...common, taskQueue, activities: { ...floorActivities, greetAndNotify: deliveryActivities.greetAndNotify } });
+  const deliveries = await Worker.create({ ...common, taskQueue: deliveryTaskQueue, activities: { deliver: deliveryActivities.deliver } });
+  process.stdout.write(`floor worker running on ${taskQueue} and ${deliveryTaskQueue}\n`);
+  await Promise.all([runs.run(), deliveries.run()]);
+  await Promise.all([connection.close(), clientConnection.close()]);
 }
 
 main().catch((err) => {

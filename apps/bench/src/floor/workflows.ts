@@ -1,9 +1,12 @@
 /**
  * The performance floor (DESIGN.md): what a user would write by hand with the Temporal SDK for
- * the bench's one-step transform workflow, in its two shapes. Bundled by floor/worker.ts.
+ * the bench's one-step transform workflow, in its two shapes, and for the same transform
+ * followed by a signed webhook of its result, delivered by a workflow of its own. Bundled by
+ * floor/worker.ts.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';
+import type { DeliveryInput, FloorDeliveryActivities } from './deliveryActivities';
 
 const options = { startToCloseTimeout: '10 seconds' } as const;
 const local = proxyLocalActivities<FloorActivities>(options);
@@ -17,4 +20,26 @@ export async function floorLocalActivity(input: GreetInput): Promise<Greeting> {
 /** The transform as one regular activity. */
 export async function floorActivity(input: GreetInput): Promise<Greeting> {
   return regular.greet(input);
+}
+
+const withDelivery = proxyLocalActivities<FloorDeliveryActivities>(options);
+
+/**
+ * The transform as one local activity that, once it has its result, starts the delivery of the
+ * run's `run.succeeded` event (floorDelivery, on the delivery task queue).
+ */
+export async function floorRunWithDelivery(input: GreetInput & { webhookUrl: string }): Promise<Greeting> {
+  const { webhookUrl, ...greet } = input;
+  return withDelivery.greetAndNotify({ runId: workflowInfo().workflowId, input: greet, webhookUrl });
+}
+
+// A receiver that is down is tried again with backoff, for about a day (1 s doubling to 10 min).
+const delivery = proxyLocalActivities<FloorDeliveryActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 150 },
+});
+
+/** One event to one endpoint: a signed POST, retried until a 2xx. */
+export async function floorDelivery(input: DeliveryInput): Promise<void> {
+  await delivery.deliver(input);
 }

@@ -1,9 +1,15 @@
 import { performance } from 'node:perf_hooks';
+import { deliveryWorkflowId } from '@svc/domain';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { apiCall, runsLoad } from '../context';
-import { assertClean } from '../load';
+import { deliverySplit } from '../deliverySplit';
+import type { DeliverySplit } from '../deliverySplit';
+import { floorDeliveryId } from '../floor/deliveryActivities';
+import { assertClean, fnLoad } from '../load';
+import type { LoadResult } from '../load';
 import { WebhookReceiver } from '../receiver';
+import type { Received } from '../receiver';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { round, summarize } from '../stats';
@@ -22,6 +28,8 @@ interface RatePhase {
   latency: LatencySummary;
   /** Runs started whose event had not arrived when collection ended. */
   unfinished: number;
+  /** At the row's rate: where the latency goes, by the delivery workflows' histories (deliverySplit.ts). */
+  split?: DeliverySplit;
 }
 
 /**
@@ -33,13 +41,57 @@ interface RatePhase {
  * latency of a system that keeps up. The events are collected while the load lasts and
  * `webhookCollectSec` after; runs that have not ended by then are terminated and counted (the
  * event rate reached is reported beside the latency).
+ *
+ * At each rate the floor's webhook path is measured too, the same way (details, no target):
+ * floorRunWithDelivery (floor/workflows.ts), the transform in one local activity that then
+ * starts a delivery workflow of its own, whose local activity POSTs the signed event. Like
+ * svc's, it runs two workflows per event, so it shows what that costs on this machine at this
+ * rate with nothing of svc's around it. At the row's rate both sides' latencies are also split in three
+ * by their delivery workflows' histories (deliverySplit.ts).
  */
 export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: number; latency: LatencySummary }) {
   const { profile: p, stack } = ctx;
   const receiver = new WebhookReceiver();
   await receiver.start();
   try {
-    const phase = async (label: string, rate: number, durationSec: number): Promise<RatePhase> => {
+    // A rate's starts, offered as autocannon offers them: this many callers, paced to the rate.
+    const callers = (rate: number) => Math.min(64, Math.max(8, Math.ceil(rate / 4)));
+
+    /**
+     * Until every event is in, or the collection window is over (and at least one event came).
+     * With `deliveryOf` (a received event's delivery workflow id), the latency is split too.
+     */
+    const collect = async (
+      what: string,
+      rate: number,
+      load: LoadResult,
+      runIds: string[],
+      deliveryOf?: (g: Received) => string,
+    ): Promise<RatePhase> => {
+      const until = performance.now() + p.webhookCollectSec * 1000;
+      const giveUp = performance.now() + p.firstEventTimeoutMs;
+      const arrived = () => runIds.filter((id) => receiver.byRun.has(id)).length;
+      while (arrived() < runIds.length && (performance.now() < until || arrived() === 0) && performance.now() < giveUp) {
+        stack.assertAlive();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const got = runIds.filter((id) => receiver.byRun.has(id)).map((id) => receiver.byRun.get(id)!);
+      if (got.length === 0) throw new Error(`${what} at ${rate}/s: no event arrived (bad signatures: ${receiver.badSignatures})`);
+      const ends = got.map((g) => g.eventCreatedAt);
+      const spanMs = Math.max(...ends) - Math.min(...ends);
+      return {
+        offered: rate,
+        startsPerSecond: load.perSecond,
+        runsStarted: runIds.length,
+        eventsReceived: got.length,
+        eventsPerSecond: spanMs > 0 ? ((got.length - 1) / spanMs) * 1000 : Number.NaN,
+        latency: summarize(got.map((g) => g.receivedAt - g.eventCreatedAt)),
+        unfinished: runIds.length - got.length,
+        split: deliveryOf && (await deliverySplit(ctx.temporal, got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })))),
+      };
+    };
+
+    const svcPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
       const tenant = await ctx.newTenant(label);
       const endpoint = await apiCall<{ id: string; secret: string }>(ctx, 'POST', `${stack.apiUrl}/api/v1/webhook-endpoints`, {
         key: tenant.key,
@@ -50,7 +102,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       const runIds: string[] = [];
       const load = await runsLoad(ctx, tenant, {
         wait: false,
-        connections: Math.min(64, Math.max(8, Math.ceil(rate / 4))),
+        connections: callers(rate),
         overallRate: rate,
         // A count, not a duration: every offered start is answered, however slow the answers.
         amount: Math.round(rate * durationSec),
@@ -59,54 +111,55 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         },
       });
       assertClean(`run starts at ${rate}/s`, load);
-      // Until every event is in, or the collection window is over (and at least one event came).
-      const until = performance.now() + p.webhookCollectSec * 1000;
-      const giveUp = performance.now() + p.firstEventTimeoutMs;
-      const arrived = () => runIds.filter((id) => receiver.byRun.has(id)).length;
-      while (arrived() < runIds.length && (performance.now() < until || arrived() === 0) && performance.now() < giveUp) {
-        stack.assertAlive();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const unfinished = runIds.length - arrived();
+      // Each run has one delivery, generation 0 (no manual retries here).
+      const r = await collect('webhooks', rate, load, runIds, split ? (g) => deliveryWorkflowId(g.deliveryId!, 0) : undefined);
       if (p.clearBacklogs) await clearBacklog(ctx.db, ctx.temporal, tenant.workspaceId, 0, stack.assertAlive);
-      const got = runIds.filter((id) => receiver.byRun.has(id)).map((id) => receiver.byRun.get(id)!);
-      if (got.length === 0) throw new Error(`webhooks at ${rate}/s: no event arrived (bad signatures: ${receiver.badSignatures})`);
-      const ends = got.map((g) => g.eventCreatedAt);
-      const spanMs = Math.max(...ends) - Math.min(...ends);
-      return {
-        offered: rate,
-        startsPerSecond: load.perSecond,
-        runsStarted: runIds.length,
-        eventsReceived: got.length,
-        eventsPerSecond: spanMs > 0 ? ((got.length - 1) / spanMs) * 1000 : Number.NaN,
-        latency: summarize(got.map((g) => g.receivedAt - g.eventCreatedAt)),
-        unfinished,
+      return r;
+    };
+
+    /** The same for the floor's webhook path, started with `client.workflow.start`. */
+    const floorPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
+      receiver.setSecret(label, stack.floorWebhookSecret);
+      const url = receiver.urlFor(label);
+      const runIds: string[] = [];
+      const start = async () => {
+        runIds.push(await ctx.floor.startWithDelivery(url));
       };
+      const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
+      assertClean(`floor starts at ${rate}/s`, load);
+      const r = await collect('floor webhooks', rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined);
+      if (p.clearBacklogs) await ctx.floor.terminateWithDelivery(runIds.filter((id) => !receiver.byRun.has(id)));
+      return r;
     };
 
     if (p.warmup >= 10) {
       ctx.rss.setPhase('webhooks-warmup');
       ctx.say('webhooks: warming up');
-      await phase('webhooks-warmup', 10, Math.ceil(p.warmup / 10));
+      await svcPhase('webhooks-warmup', 10, Math.ceil(p.warmup / 10));
+      await floorPhase('floor-webhooks-warmup', 10, Math.ceil(p.warmup / 10));
     }
 
     const top = Math.max(1, Math.round(floor.perSecond / 2));
     const rates = [...new Set([Math.min(p.webhookLowRate, top), top])];
     const perRate: Record<string, RatePhase> = {};
+    const floorPerRate: Record<string, RatePhase> = {};
     const details: Detail[] = [];
-    for (const rate of rates) {
+    for (const [i, rate] of rates.entries()) {
       ctx.rss.setPhase(`webhooks-${rate}`);
-      ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s`);
-      const r = await phase(`webhooks-${rate}`, rate, p.webhookSec);
-      perRate[rate] = r;
-      details.push({
-        title: `webhooks, runs offered at ${rate}/s: delivery p50 / p95 / p99`,
-        value:
-          `${round(r.latency.p50, 1)} / ${round(r.latency.p95, 1)} / ${round(r.latency.p99, 1)} ms over ${r.eventsReceived} events ` +
-          `(reached ${round(r.startsPerSecond, 1)} starts/s, ${round(r.eventsPerSecond, 1)} events/s; ${r.unfinished} of ${r.runsStarted} runs unfinished)`,
-      });
+      ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc and the floor with delivery`);
+      // Each rate starts with the other side than the last, so neither always meets the other's leftovers.
+      const sides = [
+        async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec, rate === top)),
+        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top)),
+      ];
+      for (const side of i % 2 === 0 ? sides : sides.reverse()) await side();
+      details.push(
+        { title: `webhooks, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(perRate[rate]) },
+        { title: `webhooks, floor with delivery, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(floorPerRate[rate]) },
+      );
     }
     const at = perRate[top];
+    const floorAt = floorPerRate[top];
     const row = ratioRow({
       id: 'webhooks.p95',
       title: `webhook delivery p95, runs offered at ${top}/s (½ floor)`,
@@ -120,10 +173,33 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
     const rows: Row[] = [
       { ...row, pass: row.pass && reached, note: reached ? undefined : `only ${round(at.eventsPerSecond, 1)} events/s reached` },
     ];
-    details.push({ title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` });
+    details.push(
+      {
+        title: `webhooks at ${top}/s: svc delivery p95 ÷ floor-with-delivery p95`,
+        value:
+          `${round(at.latency.p95 / floorAt.latency.p95, 2)}× (${round(at.latency.p95, 1)} / ${round(floorAt.latency.p95, 1)} ms; ` +
+          `events/s reached ${round(at.eventsPerSecond, 1)} / ${round(floorAt.eventsPerSecond, 1)})`,
+      },
+      {
+        title: `webhooks at ${top}/s, p50 / p95: committed → delivery started; → its first task picked up; → received (svc | floor with delivery)`,
+        value: `${describeSplit(at.split!)} | ${describeSplit(floorAt.split!)}`,
+      },
+      { title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` },
+    );
     if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} webhooks failed signature verification`);
-    return { rows, details, raw: { rates: perRate, duplicates: receiver.duplicates } };
+    return { rows, details, raw: { rates: perRate, floorWithDelivery: floorPerRate, duplicates: receiver.duplicates } };
   } finally {
     await receiver.stop();
   }
+}
+
+function describeSplit(s: DeliverySplit): string {
+  return [s.toStarted, s.startedToPickedUp, s.pickedUpToReceived].map((l) => `${round(l.p50, 1)} / ${round(l.p95, 1)} ms`).join('; ');
+}
+
+function describePhase(r: RatePhase): string {
+  return (
+    `${round(r.latency.p50, 1)} / ${round(r.latency.p95, 1)} / ${round(r.latency.p99, 1)} ms over ${r.eventsReceived} events ` +
+    `(reached ${round(r.startsPerSecond, 1)} starts/s, ${round(r.eventsPerSecond, 1)} events/s; ${r.unfinished} of ${r.runsStarted} runs unfinished)`
+  );
 }
