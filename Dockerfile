@@ -11,9 +11,11 @@ RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# Two malloc arenas, not up to 8 per core: less resident memory (README "Performance").
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app /app
 USER node
 EXPOSE 8080
 # GATEWAY_NODE_FLAGS' default (README "Performance"): V8 flags only take effect on the command line.
-CMD ["node", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--max-semi-space-size=4", "--heap-growing-percent=50", "apps/gateway/dist/main.js"]
+CMD ["node", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--max-semi-space-size=2", "--heap-growing-percent=30", "apps/gateway/dist/main.js"]

@@ -51,22 +51,27 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     const metricsUrl = /Worker metrics +(http:\S+)\n/.exec(out)?.[1];
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
-    // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS; README "Performance").
-    const apps = childCommandLines(child.pid!);
+    // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS) and
+    // two malloc arenas (APP_PROCESS_ENV_DEFAULTS; README "Performance").
+    const apps = childProcesses(child.pid!);
     const wasm = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
-    expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')))).toEqual([
-      process.execPath,
-      ...wasm,
-      '--optimize-for-size',
-      expect.stringMatching(/main\.js$/),
-    ]);
-    expect(apps.find((a) => a.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')))).toEqual([
+    const worker = apps.find((a) => a.argv.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')));
+    const gateway = apps.find((a) => a.argv.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')));
+    expect(worker?.argv).toEqual([
       process.execPath,
       ...wasm,
       '--max-semi-space-size=4',
-      '--heap-growing-percent=50',
+      '--heap-growing-percent=30',
       expect.stringMatching(/main\.js$/),
     ]);
+    expect(gateway?.argv).toEqual([
+      process.execPath,
+      ...wasm,
+      '--max-semi-space-size=2',
+      '--heap-growing-percent=30',
+      expect.stringMatching(/main\.js$/),
+    ]);
+    expect([worker?.env, gateway?.env]).toEqual([expect.arrayContaining(['MALLOC_ARENA_MAX=2']), expect.arrayContaining(['MALLOC_ARENA_MAX=2'])]);
   } finally {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
@@ -75,7 +80,8 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
 });
 
 /** The command lines of a process's direct children (Linux /proc). */
-function childCommandLines(pid: number): string[][] {
+function childProcesses(pid: number): Array<{ argv: string[]; env: string[] }> {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return children.map((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0').filter(Boolean));
+  const entries = (c: string, file: string) => readFileSync(`/proc/${c}/${file}`, 'utf8').split('\0').filter(Boolean);
+  return children.map((c) => ({ argv: entries(c, 'cmdline'), env: entries(c, 'environ') }));
 }

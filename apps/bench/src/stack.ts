@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '@svc/config';
+import { APP_PROCESS_ENV_DEFAULTS, loadConfig } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   SEARCH_ATTRIBUTES,
@@ -172,6 +172,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const taskQueue = `svc-bench-${randomBytes(4).toString('hex')}`;
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     const appEnv: NodeJS.ProcessEnv = {
+      ...APP_PROCESS_ENV_DEFAULTS,
       ...process.env,
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isReadyMessage, loadConfig } from '@svc/config';
+import { APP_PROCESS_ENV_DEFAULTS, isReadyMessage, loadConfig } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   DEFAULT_PORTS,
@@ -325,6 +325,7 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   });
 
   const appEnv: NodeJS.ProcessEnv = {
+    ...APP_PROCESS_ENV_DEFAULTS,
     ...env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,

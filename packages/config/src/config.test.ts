@@ -24,8 +24,8 @@ describe('memory settings', () => {
       GATEWAY_SANDBOX_THREADS: 1,
       WORKER_SANDBOX_THREADS: 2,
       WORKER_MAX_CACHED_WORKFLOWS: 250,
-      WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--optimize-for-size'],
-      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4', '--heap-growing-percent=50'],
+      WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4', '--heap-growing-percent=30'],
+      GATEWAY_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=2', '--heap-growing-percent=30'],
     });
   });
 

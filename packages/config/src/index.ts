@@ -1,4 +1,4 @@
-export { loadConfig, configSchema } from './config';
+export { APP_PROCESS_ENV_DEFAULTS, loadConfig, configSchema } from './config';
 export type { Config } from './config';
 export { createLogger } from './logger';
 export type { Logger } from './logger';
