@@ -4,7 +4,7 @@ import { Client, Connection, makeGrpcRetryInterceptor } from '@temporalio/client
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { createApiKey, getRun, revokeApiKey, SCOPES, startRun } from '@svc/domain';
-import { createRunLauncher } from '@svc/temporal';
+import { createRunLauncher, RUN_WORKFLOW_TYPE } from '@svc/temporal';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { startExtraGateway } from './helpers/extraGateway';
@@ -190,5 +190,18 @@ describe('the Temporal side of a run start', () => {
     expect(rpcs).not.toContain('StartWorkflowExecution');
     expect(rpcs).not.toContain('UpdateWorkflowExecution');
     expect(sent).toHaveLength(3);
+  });
+
+  it('runs a one-step run in one workflow task: one local activity, no patch marker, one search-attribute upsert (its end)', async () => {
+    const { run } = await startWith({ name: 'shape' }, { timeoutMs: 25_000 });
+    const { events } = await client.workflow.getHandle(run.id).fetchHistory();
+    const started = events!.find((e) => e.workflowExecutionStartedEventAttributes)!.workflowExecutionStartedEventAttributes!;
+    expect(started.workflowType?.name).toBe(RUN_WORKFLOW_TYPE);
+    expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(events!.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes!.markerName)).toEqual([
+      'core_local_activity',
+    ]);
+    expect(events!.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)).toHaveLength(1);
+    expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
   });
 });

@@ -4,10 +4,10 @@ import { InternalWorkflowStartOptionsSymbol } from '@temporalio/client/lib/inter
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LaunchRequest, RunLauncher, RunRef, StartOutcome, WaitOptions } from '@svc/domain';
 import { waitForSettleUpdate } from '../shared/messages';
-import { runWorkflowInput } from '../shared/runTypes';
+import { RUN_WORKFLOW_TYPE, runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
-import type { runWorkflow } from '../workflows/runWorkflow';
+import type { runWorkflowV2 } from '../workflows/runWorkflow';
 import { isResourceExhausted, updateRefused } from './updateLimit';
 import { isTaskFailure, sendUpdate } from './updateRetry';
 
@@ -78,7 +78,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     // Twice at most: another run's execution may close between the conflict and the look.
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.workflow.start<typeof runWorkflow>('runWorkflow', runStartOptions(req, taskQueue));
+        await client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
         return 'started';
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -110,7 +110,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     async start(req, wait) {
       if (!wait) return startOnly(req);
       // One call starts the workflow and sends the wait (update-with-start).
-      const op = new WithStartWorkflowOperation<typeof runWorkflow>('runWorkflow', runStartOptions(req, taskQueue));
+      const op = new WithStartWorkflowOperation<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
       const started = op.workflowHandle().then(
         () => true,
         () => false,

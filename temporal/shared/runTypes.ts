@@ -131,3 +131,8 @@ export function permanentFailureCode(details: readonly unknown[] | null | undefi
   const code = (details?.[0] as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : 'step_failed';
 }
+
+/** The workflow type new runs start as (temporal/workflows/runWorkflow.ts). */
+export const RUN_WORKFLOW_TYPE = 'runWorkflowV2';
+/** Every run workflow type whose executions may still be open: the current one and those before it. */
+export const RUN_WORKFLOW_TYPES = ['runWorkflow', RUN_WORKFLOW_TYPE] as const;

@@ -23,7 +23,8 @@ import type {
 } from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
-import { engineChanges } from './run/changes';
+import { engineChanges, V2_CHANGES } from './run/changes';
+import type { EngineChanges } from './run/changes';
 import { commitDecision } from './run/commit';
 import { awaitReview } from './run/review';
 import { acquireSlot } from './run/slots';
@@ -32,13 +33,22 @@ import { createRunState } from './run/state';
 type StepResult = ExecuteStepResult | { status: 'cancelled' };
 
 /**
- * One Temporal workflow per run: interprets the pinned definition step by step. Bookkeeping,
- * transform and condition steps are local activities, so a one-step transform run is one
- * workflow task and no regular activity; only http steps, delays and reviews wait on the server.
+ * One Temporal workflow per run (the type new runs start as, RUN_WORKFLOW_TYPE): interprets the
+ * pinned definition step by step. Bookkeeping, transform and condition steps are local
+ * activities, so a one-step transform run is one workflow task and no regular activity; only
+ * http steps, delays and reviews wait on the server. It takes no patch marker (run/changes.ts).
  */
+export async function runWorkflowV2(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
+  return runRun(args, V2_CHANGES);
+}
+
+/** Runs begun before runWorkflowV2: the same engine, each change as its history recorded it. */
 export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
-  // First: the one patch marker of executions that begin on this engine (run/changes.ts).
-  const changes = engineChanges();
+  // First: the one patch marker of executions that began on the engine (run/changes.ts).
+  return runRun(args, engineChanges());
+}
+
+async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{ status: RunStatus }> {
   const { runId, workspaceId, definition, resume } = args;
   const state = createRunState({ status: resume ? 'running' : 'queued', decidedReviews: resume?.decidedReviews ?? [] });
   // Names of the slot grants this execution makes (slots.ts): the same on every retry or replay.

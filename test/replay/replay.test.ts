@@ -22,6 +22,15 @@ const SHAPES = [
   'review-expired',
   'transform-before-claim',
   'transform',
+  // runWorkflow, before runWorkflowV2: frozen, so runs in flight across that deploy keep replaying.
+  'v1-cancel-queued',
+  'v1-condition-jump',
+  'v1-http-retries',
+  'v1-queued-continued-as-new',
+  'v1-queued-granted',
+  'v1-review-approved',
+  'v1-review-expired',
+  'v1-transform',
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));
 

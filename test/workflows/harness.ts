@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { validateDefinition } from '@svc/domain';
-import { waitForSettleUpdate } from '@svc/temporal';
+import { RUN_WORKFLOW_TYPE, waitForSettleUpdate } from '@svc/temporal';
 import type { RunActivities, RunStatus, RunWorkflowInput } from '@svc/temporal';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
 export { historyShape } from '../../apps/bench/src/history';
@@ -41,8 +41,8 @@ export interface WorkerContext {
   fakes: Fakes;
   /** Names of the activities called, in order (the mail to reviewers left out: it runs beside the run). */
   calls: () => Activity[];
-  /** Starts runWorkflow for this definition document; the workflow id is the run id. */
-  start(document: unknown): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Starts the run workflow (RUN_WORKFLOW_TYPE, or `type`) for this definition document; the workflow id is the run id. */
+  start(document: unknown, type?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
 }
 
 export function workflowHarness() {
@@ -91,7 +91,7 @@ export function workflowHarness() {
       workflowBundle: { code },
       activities: fakes,
     });
-    const start = async (document: unknown) => {
+    const start = async (document: unknown, type = RUN_WORKFLOW_TYPE) => {
       const runId = `run_${randomBytes(12).toString('hex')}`;
       const input: RunWorkflowInput = {
         runId,
@@ -101,7 +101,7 @@ export function workflowHarness() {
         workflowVersion: 1,
         definition: validateDefinition(document),
       };
-      return client.workflow.start('runWorkflow', { taskQueue, workflowId: runId, args: [input] });
+      return client.workflow.start(type, { taskQueue, workflowId: runId, args: [input] });
     };
     const calls = () => order.filter((n) => n !== 'notifyReviewers');
     return worker.runUntil(body({ client, fakes, calls, start }));

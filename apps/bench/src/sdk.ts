@@ -2,14 +2,14 @@ import type { Client } from '@temporalio/client';
 import type { DbHandle } from '@svc/db';
 import { findWorkflow, newId } from '@svc/domain';
 import type { LaunchRequest } from '@svc/domain';
-import { runStartOptions } from '@svc/temporal';
-import type { runWorkflow } from '@svc/temporal/dist/workflows/runWorkflow';
+import { RUN_WORKFLOW_TYPE, runStartOptions } from '@svc/temporal';
+import type { runWorkflowV2 } from '@svc/temporal/dist/workflows/runWorkflow';
 import { BENCH_INPUT } from './fixtures';
 import type { Tenant } from './fixtures';
 
 /**
  * The baselines: the run workflow started straight through the Temporal SDK — the same
- * workflow type (`runWorkflow`), the same LaunchRequest the gateway builds (packages/domain
+ * workflow type (RUN_WORKFLOW_TYPE), the same LaunchRequest the gateway builds (packages/domain
  * startRun), the same options (temporal/client/runLauncher.ts), on the same task queue and
  * worker. The run's read-model row, which the worker's activities update, is written before
  * the clock starts: writing it is part of the gateway's path, not the SDK's.
@@ -93,7 +93,7 @@ export class SdkBaseline {
   /** `client.workflow.start`: returns once Temporal has accepted the run. */
   readonly start = async (): Promise<void> => {
     const req = this.next();
-    await this.client.workflow.start<typeof runWorkflow>('runWorkflow', this.options(req));
+    await this.client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, this.options(req));
   };
 
   /** `client.workflow.execute`: returns once the run's workflow has completed. */
@@ -101,7 +101,7 @@ export class SdkBaseline {
     const req = this.next();
     // As `wait: true` gives up after RUN_WAIT_TIMEOUT_MS, never wait forever for a stuck run.
     const result = await this.client.withAbortSignal(AbortSignal.timeout(EXECUTE_TIMEOUT_MS), () =>
-      this.client.workflow.execute<typeof runWorkflow>('runWorkflow', this.options(req)),
+      this.client.workflow.execute<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, this.options(req)),
     );
     if (result.status !== 'succeeded') throw new Error(`run ${req.runId} ended ${result.status}`);
     this.lastExecutedId = req.temporalWorkflowId;
