@@ -42,19 +42,29 @@ LANGUAGE sql AS $$
    GROUP BY h.run_id, r.temporal_workflow_id
 $$;
 
--- A run asks for its slot: the workspace's lock (NO KEY UPDATE: runs keep being created
--- meanwhile), the run in line (once, however often it asks), then the grant.
-CREATE FUNCTION svc_claim_slot(p_workspace TEXT, p_run TEXT, p_grant_key TEXT, p_limits JSONB)
-RETURNS TABLE (grant_run_id TEXT, grant_workflow_id TEXT, grant_own BOOLEAN)
+-- Takes the workspace's slot lock (NO KEY UPDATE: runs keep being created meanwhile; every
+-- change to its slots happens one at a time, whichever worker makes it) and returns its figure.
+CREATE FUNCTION svc_lock_slots(p_workspace TEXT, p_limits JSONB) RETURNS INT
 LANGUAGE plpgsql AS $$
 DECLARE
   lim INT;
 BEGIN
   SELECT svc_slot_limit(w.plan, w.concurrency, p_limits) INTO lim FROM workspaces w WHERE w.id = p_workspace FOR NO KEY UPDATE;
+  RETURN COALESCE(lim, 0);
+END
+$$;
+
+-- A run asks for its slot: the lock, the run in line (once, however often it asks), the grant.
+CREATE FUNCTION svc_claim_slot(p_workspace TEXT, p_run TEXT, p_grant_key TEXT, p_limits JSONB)
+RETURNS TABLE (grant_run_id TEXT, grant_workflow_id TEXT, grant_own BOOLEAN)
+LANGUAGE plpgsql AS $$
+DECLARE
+  lim INT := svc_lock_slots(p_workspace, p_limits);
+BEGIN
   INSERT INTO run_slots AS s (run_id, workspace_id, seq, asked)
   SELECT r.id, r.workspace_id, r.seq, true FROM runs r WHERE r.id = p_run
   ON CONFLICT (run_id) DO UPDATE SET asked = true WHERE NOT s.asked;
-  RETURN QUERY SELECT * FROM svc_grant_free_slots(p_workspace, COALESCE(lim, 0), p_grant_key, p_run);
+  RETURN QUERY SELECT * FROM svc_grant_free_slots(p_workspace, lim, p_grant_key, p_run);
 END
 $$;
 
@@ -63,10 +73,9 @@ CREATE FUNCTION svc_release_slots(p_workspace TEXT, p_runs TEXT[], p_grant_key T
 RETURNS TABLE (grant_run_id TEXT, grant_workflow_id TEXT, grant_own BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
-  lim INT;
+  lim INT := svc_lock_slots(p_workspace, p_limits);
 BEGIN
-  SELECT svc_slot_limit(w.plan, w.concurrency, p_limits) INTO lim FROM workspaces w WHERE w.id = p_workspace FOR NO KEY UPDATE;
   DELETE FROM run_slots s WHERE s.workspace_id = p_workspace AND s.run_id = ANY(p_runs);
-  RETURN QUERY SELECT * FROM svc_grant_free_slots(p_workspace, COALESCE(lim, 0), p_grant_key, NULL);
+  RETURN QUERY SELECT * FROM svc_grant_free_slots(p_workspace, lim, p_grant_key, NULL);
 END
 $$;
