@@ -1,13 +1,12 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
-import { createMailer, runReadAlongside, startLookupAlongside } from '@svc/domain';
+import { createMailer } from '@svc/domain';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
 import type { Metrics } from './http/metrics';
 import { authenticate } from './middleware/authenticate';
-import { readAlongside } from './middleware/readAlongside';
 import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
 import { bodyParserErrors } from './middleware/jsonBody';
@@ -17,7 +16,7 @@ import { requestId } from './middleware/requestId';
 import { healthRoutes } from './routes/health';
 import { reviewPageRoutes } from './routes/reviewPages';
 import { hookRoutes } from './routes/hooks';
-import { runRoutes } from './routes/runs';
+import { runReadsWithKey, runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 import { docsRoutes } from './routes/docs';
@@ -53,16 +52,8 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
-  // What polling clients and starts read first is read with the key: GET /runs/{id} is one
-  // statement, a start one round trip fewer.
-  api.get(
-    '/runs/:run_id',
-    readAlongside((req) => runReadAlongside(String(req.params.run_id))),
-  );
-  api.post(
-    '/workflows/:workflow_id/runs',
-    readAlongside((req) => startLookupAlongside(String(req.params.workflow_id))),
-  );
+  // What polling clients and starts read first is read with the key (routes/runs.ts).
+  api.use(runReadsWithKey());
   api.use(authenticate(deps.sql));
   api.use(limits.countRefused);
   api.use(limits.perKey);

@@ -1,14 +1,23 @@
 import { Router } from 'express';
 import type { Response } from 'express';
 import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
-import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
+import {
+  cancelRun,
+  decideReview,
+  getRun,
+  listRuns,
+  normalizeDecision,
+  runReadAlongside,
+  startLookupAlongside,
+  startRun,
+} from '@svc/domain';
 import type { RunView, StartLookup } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/jsonBody';
-import { alongsideAnswer } from '../middleware/readAlongside';
+import { alongsideAnswer, readAlongside } from '../middleware/readAlongside';
 
 /** Aborts when the client goes away before we answered; the run itself is never touched. */
 function clientGone(res: Response): AbortSignal {
@@ -17,6 +26,24 @@ function clientGone(res: Response): AbortSignal {
     if (!res.writableFinished) ac.abort();
   });
   return ac.signal;
+}
+
+/**
+ * Mounted before authentication: the first read of `GET /runs/{id}` (the run: the request is
+ * then one statement) and of a start (its look-up: one round trip fewer) is made inside the
+ * API key's check (middleware/readAlongside.ts).
+ */
+export function runReadsWithKey(): Router {
+  const marks = Router();
+  marks.get(
+    '/runs/:run_id',
+    readAlongside((req) => runReadAlongside(String(req.params.run_id))),
+  );
+  marks.post(
+    '/workflows/:workflow_id/runs',
+    readAlongside((req) => startLookupAlongside(String(req.params.workflow_id))),
+  );
+  return marks;
 }
 
 export function runRoutes(deps: GatewayDeps): Router {
