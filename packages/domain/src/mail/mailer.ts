@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '@svc/config';
 import type { Db } from '@svc/db';
 import { AppError } from '../errors';
@@ -53,20 +53,20 @@ function check(message: MailMessage): string[] {
  * `svc mail list`) so that a local stack without a mail server loses nothing.
  */
 export function createMailer(opts: MailerOptions): Mailer {
-  const transport = opts.smtpUrl
-    ? createTransport({
-        url: opts.smtpUrl,
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 30_000,
-      })
-    : undefined;
+  const { smtpUrl } = opts;
+  // nodemailer is loaded with the first mail: a process that sends none (without SMTP_URL, or
+  // a gateway whose console is never signed into) keeps its ~10 MB.
+  let transport: Promise<Transporter> | undefined;
+  const smtp = (url: string) =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }),
+    ));
 
   return {
     async send(message) {
       const to = check(message);
-      if (transport) {
-        const info = await transport.sendMail({ from: opts.from, to, subject: message.subject, text: message.text, html: message.html });
+      if (smtpUrl) {
+        const info = await (await smtp(smtpUrl)).sendMail({ from: opts.from, to, subject: message.subject, text: message.text, html: message.html });
         opts.logger.info({ to, subject: message.subject, messageId: info.messageId }, 'mail sent');
         return { via: 'smtp', id: String(info.messageId) };
       }
@@ -82,7 +82,7 @@ export function createMailer(opts: MailerOptions): Mailer {
       return { via: 'outbox', id };
     },
     close() {
-      transport?.close();
+      void transport?.then((t) => t.close());
     },
   };
 }
