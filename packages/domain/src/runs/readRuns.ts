@@ -1,4 +1,4 @@
-import { Prisma, rowsOf } from '@svc/db';
+import { jsonRow, Prisma, rowsOf } from '@svc/db';
 import type { Db, SqlSource } from '@svc/db';
 import { AppError } from '../errors';
 import { decodeCursor, toPage } from '../shared/pagination';
@@ -29,7 +29,7 @@ const TABLES: RunSources = { runs: Prisma.sql`runs`, steps: Prisma.sql`run_steps
  * the review come back as JSON beside the run's columns. `workspaceId`: a value, or an
  * expression of the statement this one is read inside (runReadAlongside).
  */
-export function runSelect(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
+function runSelect(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
   return Prisma.sql`
     SELECT r.id, r.workspace_id AS "workspaceId", r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion",
            r.status, r.input, r.output, r.error, r.trigger, r.idempotency_key AS "idempotencyKey",
@@ -77,7 +77,7 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
 
 /** runSelect's row as one JSON value (its times as text), for a statement that reads it with other things. */
 export function runSelectJson(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
-  return Prisma.sql`(SELECT row_to_json(x) FROM (${runSelect(runId, workspaceId, from)}) x)`;
+  return jsonRow(runSelect(runId, workspaceId, from));
 }
 
 /** The view of a runSelectJson value; null is 404. */

@@ -1,4 +1,4 @@
-import { Prisma, rowsOf } from '@svc/db';
+import { jsonRow, Prisma, rowsOf } from '@svc/db';
 import type { Db, SqlSource } from '@svc/db';
 import { sha256Hex } from '@svc/signing';
 import { validateRunInput } from '../definitions';
@@ -88,7 +88,7 @@ async function lookUp(db: SqlSource, workspaceId: string, workflowId: string): P
 /** The look-up read inside the API key's check (authenticateRequest): one round trip fewer per API start. */
 export function startLookupAlongside(workflowId: string): AlongsideRead<StartLookup> {
   return {
-    sql: (workspaceId) => Prisma.sql`(SELECT row_to_json(x) FROM (${lookUpSelect(workspaceId, workflowId)}) x)`,
+    sql: (workspaceId) => jsonRow(lookUpSelect(workspaceId, workflowId)),
     read: (value) => lookedUp(value as Parameters<typeof lookedUp>[0], workflowId),
   };
 }
