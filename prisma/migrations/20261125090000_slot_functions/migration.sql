@@ -5,11 +5,12 @@
 -- function each statement takes a fresh snapshot too, so the order holds, the lock is held for
 -- no client round trip at all, and a claim needs no BEGIN/COMMIT.
 
--- The workspace's concurrency figure. `p_limits` comes from the application (slots.ts
--- slotLimits, built from PLANS), so the figures have one source: {"plans": {plan: figure},
--- "custom": [plans whose own figure counts]}. An unknown plan counts as free, a custom figure
--- below 1 is ignored, as workspaceLimits does (a test compares the two for every plan).
-CREATE FUNCTION svc_slot_limit(p_plan TEXT, p_custom INT, p_limits JSONB) RETURNS INT
+-- A workspace's figure (its concurrency for the slots, its per-key rate in the API key check).
+-- `p_limits` comes from the application (planFiguresArg, built from PLANS), so the figures have
+-- one source: {"plans": {plan: figure}, "custom": [plans whose own figure counts]}. An unknown
+-- plan counts as free, a custom figure below 1 is ignored, as workspaceLimits does (a test
+-- compares the two for every plan and both figures).
+CREATE FUNCTION svc_plan_figure(p_plan TEXT, p_custom INT, p_limits JSONB) RETURNS INT
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE
     WHEN p_limits->'custom' ? p_plan AND p_custom >= 1 THEN p_custom
@@ -49,7 +50,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   lim INT;
 BEGIN
-  SELECT svc_slot_limit(w.plan, w.concurrency, p_limits) INTO lim FROM workspaces w WHERE w.id = p_workspace FOR NO KEY UPDATE;
+  SELECT svc_plan_figure(w.plan, w.concurrency, p_limits) INTO lim FROM workspaces w WHERE w.id = p_workspace FOR NO KEY UPDATE;
   RETURN COALESCE(lim, 0);
 END
 $$;

@@ -1,8 +1,7 @@
 import { Prisma, rowsOf } from '@svc/db';
 import type { SqlSource } from '@svc/db';
 import { AppError } from '../errors';
-import { RATE_WINDOW_SECONDS, workspaceLimits } from '../workspaces/limits';
-import { PLAN_NAMES } from '../workspaces/plans';
+import { planFiguresArg, RATE_WINDOW_SECONDS, workspaceLimits } from '../workspaces/limits';
 import { API_KEY_SHAPE, hashApiKey } from './apiKeys';
 import type { Principal } from './apiKeys';
 import { isScope } from './scopes';
@@ -34,10 +33,8 @@ export interface AuthenticatedRequest {
   workspace: CounterState | null;
 }
 
-/** Each plan's per-key figure, as workspaceLimits gives it for a workspace without custom figures. */
-const PLAN_KEY_PER_MIN = JSON.stringify(
-  Object.fromEntries(PLAN_NAMES.map((plan) => [plan, workspaceLimits({ plan, rateLimitPerMin: null, concurrency: null }).keyPerMin])),
-);
+/** The per-key figures the statement applies (svc_plan_figure). */
+const KEY_FIGURES = planFiguresArg('ratePerMin');
 
 interface Row {
   id: string;
@@ -89,8 +86,7 @@ export async function authenticateRequest(
       SELECT a.id, a.workspace_id, a.scopes, a.revoked_at IS NOT NULL AS revoked,
              (a.expires_at IS NOT NULL AND a.expires_at <= now()) AS expired, a.last_used_at,
              w.plan, w.rate_limit_per_min, w.concurrency,
-             CASE WHEN w.plan = 'enterprise' AND w.rate_limit_per_min >= 1 THEN w.rate_limit_per_min
-                  ELSE COALESCE((${PLAN_KEY_PER_MIN}::jsonb ->> w.plan)::int, (${PLAN_KEY_PER_MIN}::jsonb ->> 'free')::int) END AS key_quota
+             svc_plan_figure(w.plan, w.rate_limit_per_min, ${KEY_FIGURES}::jsonb) AS key_quota
         FROM api_keys a JOIN workspaces w ON w.id = a.workspace_id
        WHERE a.key_hash = ${hashApiKey(presented)}
     ), usable AS (

@@ -1,7 +1,6 @@
 import { Prisma, rowsOf } from '@svc/db';
 import type { Db, SqlSource } from '@svc/db';
-import { CUSTOM_FIGURE_PLANS } from '../workspaces/limits';
-import { PLANS } from '../workspaces/plans';
+import { planFiguresArg } from '../workspaces/limits';
 
 /** A run given a slot: whoever gave it must signal its workflow (runs wait by signal only). */
 export interface SlotGrant {
@@ -16,15 +15,8 @@ export interface SlotClaim {
   alsoGranted: SlotGrant[];
 }
 
-/**
- * The concurrency figures the slot functions apply (migration 20261125090000_slot_functions,
- * svc_slot_limit), from PLANS, so the figures have one source: each plan's, and the plans on
- * which a workspace's own figure counts.
- */
-export const slotLimits = JSON.stringify({
-  plans: Object.fromEntries(Object.entries(PLANS).map(([plan, figures]) => [plan, figures.concurrency])),
-  custom: CUSTOM_FIGURE_PLANS,
-});
+/** The concurrency figures the slot functions apply (svc_plan_figure). */
+export const slotLimits = planFiguresArg('concurrency');
 
 /**
  * A slot function's rows. Free slots go to the longest-waiting runs, first come, first served,

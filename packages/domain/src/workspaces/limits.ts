@@ -30,6 +30,18 @@ export interface WorkspaceLimits {
 /** The plans on which a workspace's own figures (set by an operator) count. */
 export const CUSTOM_FIGURE_PLANS: readonly Plan[] = ['enterprise'];
 
+/**
+ * One of PLANS' figures as the SQL function `svc_plan_figure` takes it (migration
+ * 20261125090000_slot_functions): each plan's, and the plans on which a workspace's own figure
+ * counts, so a statement applies workspaceLimits' rule from the same table.
+ */
+export function planFiguresArg(figure: 'ratePerMin' | 'concurrency'): string {
+  return JSON.stringify({
+    plans: Object.fromEntries(Object.entries(PLANS).map(([plan, figures]) => [plan, figures[figure]])),
+    custom: CUSTOM_FIGURE_PLANS,
+  });
+}
+
 function custom(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
 }

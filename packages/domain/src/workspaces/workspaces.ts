@@ -2,6 +2,7 @@ import type { Db } from '@svc/db';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
+import { CUSTOM_FIGURE_PLANS } from './limits';
 import { isPlan, PLAN_NAMES } from './plans';
 import type { Plan } from './plans';
 
@@ -65,7 +66,8 @@ export async function setWorkspacePlan(
   args: { plan: string; rateLimitPerMin?: number; concurrency?: number },
 ): Promise<WorkspaceView> {
   const plan = checkPlan(args.plan);
-  if (plan !== 'enterprise' && (args.rateLimitPerMin !== undefined || args.concurrency !== undefined)) {
+  const ownFigures = CUSTOM_FIGURE_PLANS.includes(plan);
+  if (!ownFigures && (args.rateLimitPerMin !== undefined || args.concurrency !== undefined)) {
     throw new AppError('validation_failed', 'Custom figures are only for the enterprise plan');
   }
   await getWorkspace(db, id);
@@ -73,8 +75,8 @@ export async function setWorkspacePlan(
     where: { id },
     data: {
       plan,
-      rateLimitPerMin: plan === 'enterprise' ? (args.rateLimitPerMin ?? null) : null,
-      concurrency: plan === 'enterprise' ? (args.concurrency ?? null) : null,
+      rateLimitPerMin: ownFigures ? (args.rateLimitPerMin ?? null) : null,
+      concurrency: ownFigures ? (args.concurrency ?? null) : null,
     },
   });
   return toWorkspaceView(row);
