@@ -249,6 +249,25 @@ describe('per key and per workspace', () => {
     expect(perKey.reduce((s, n) => s! + (n ?? 0), 0)).toBe(10);
   });
 
+  it('never serves a busy key past its figure under concurrent requests, though its points are taken a lease at a time', async () => {
+    const { workspaceId, keyIds, keys } = await enterprise(100);
+    const statuses: number[] = [];
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let i = 0; i < 10; i++) statuses.push((await stack.api('GET', '/api/v1/workflows', { key: keys[0] })).status);
+      }),
+    );
+    expect(statuses.filter((st) => st !== 200 && st !== 429)).toEqual([]);
+    const served = statuses.filter((st) => st === 200).length;
+    expect(served).toBeLessThanOrEqual(100);
+    // A request its count refused is served from points a concurrent request's lease left: at most
+    // one lease (1/8 of the figure) can be stranded when the last callers stop.
+    expect(served).toBeGreaterThanOrEqual(100 - 100 / 8);
+    // Points taken beyond the figure were given back; what stays counted is served plus unused leases.
+    expect(await counted(`key:${keyIds[0]}`)).toBeLessThanOrEqual(100);
+    expect(await counted(`ws:${workspaceId}`)).toBeLessThanOrEqual(200);
+  });
+
   it('applies a plan change (svc workspace set-plan) on the very next request', async () => {
     const { workspaceId, keys } = await enterprise(3);
     const [key] = keys;
@@ -336,6 +355,20 @@ describe('across gateway instances', () => {
     // Both processes served some of the allowed requests.
     for (const url of urls) expect(ok(answers.filter((a) => a.url === url).map((a) => a.r))).toBeGreaterThan(0);
     expect(await counted(`ws:${workspaceId}`)).toBe(10);
+  });
+
+  it('never lets a busy key past its figure on both processes together, each taking its points a lease at a time', async () => {
+    const { keys, keyIds } = await enterprise(200);
+    const from = randomLoopback();
+    const statuses: number[] = [];
+    for (let i = 0; i < 260; i++) statuses.push((await send(urls[i % 2], 'GET', '/api/v1/workflows', { key: keys[0], from })).status);
+    const served = statuses.filter((st) => st === 200).length;
+    expect(served + statuses.filter((st) => st === 429).length).toBe(260);
+    expect(served).toBeLessThanOrEqual(200);
+    // A lease is at most 1/8 of what is left of the figure: each process holds at most 25 unused points.
+    expect(served).toBeGreaterThanOrEqual(200 - 2 * 25);
+    expect(statuses.slice(-2)).toEqual([429, 429]);
+    expect(await counted(`key:${keyIds[0]}`)).toBeLessThanOrEqual(200);
   });
 
   it('limits unauthenticated requests per client address across processes, before any key lookup', async () => {

@@ -125,6 +125,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     pool: db.pool,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
+    leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
   const app = createApp({
     rateLimiter,

@@ -54,7 +54,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   });
   // What polling clients and starts read first is read with the key (routes/runs.ts).
   api.use(runReadsWithKey());
-  api.use(authenticate(deps.sql));
+  api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
   api.use(limits.perKey);
   api.use(workflowRoutes(deps));

@@ -16,6 +16,7 @@ export async function createGatewayDeps(
     pool: db.pool,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
+    leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
   return {
     config,

@@ -88,6 +88,14 @@ export const configSchema = z.object({
    * 0 turns it off (e.g. when every client reaches the gateway through one shared address).
    */
   RATE_LIMIT_UNAUTHENTICATED_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  /**
+   * The most points of a busy API key's counts one key check takes at once (the gateway's lease,
+   * never more than 1/8 of what is left of a figure). Requests a lease covers are checked with a
+   * read-only statement: the counters' writes are most of the key check's database cost. No
+   * figure is ever exceeded; points an instance leased but did not use count until the minute
+   * ends. 1 counts every request on its own.
+   */
+  RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1_000).default(64),
   // --- Gateway edge: /hooks limits and /metrics exposure ---
   /**
    * Inbound trigger requests (`/hooks/…`) per source address per minute, across all triggers,

@@ -1,12 +1,14 @@
 import type { RequestHandler, Response } from 'express';
 import type { SqlSource } from '@svc/db';
-import { AppError, authenticateRequest, requireScope } from '@svc/domain';
-import type { AuthenticatedRequest, Principal, Scope } from '@svc/domain';
+import { AppError, authenticateRequest, hashApiKey, requireScope } from '@svc/domain';
+import type { Principal, Scope } from '@svc/domain';
+import type { KeyLeases } from '../ratelimit/keyLeases';
+import type { KeyCounts } from '../ratelimit/limiter';
 import { alongsideOf, keepAlongside } from './readAlongside';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
-export function authenticate(db: SqlSource): RequestHandler {
+export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     const match = header ? BEARER.exec(header) : null;
@@ -15,17 +17,32 @@ export function authenticate(db: SqlSource): RequestHandler {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
+    const presented = match[1];
+    const leaseId = hashApiKey(presented);
     try {
       // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.
+      // A request the key's lease covers reads the key without counting (ratelimit/keyLeases.ts).
       // A route marked readAlongside has its read made in that statement too.
       const alongside = alongsideOf(res);
-      const auth = await authenticateRequest(db, match[1], Date.now(), alongside);
+      const now = Date.now();
+      let lease = leases.claim(leaseId, now);
+      let auth = await authenticateRequest(db, presented, now, alongside, lease ? 0 : leases.sizeFor(leaseId, now));
+      if (lease && !lease.fits(auth.principal.limits)) {
+        // The plan changed since the lease was taken: counted on its own, under the new figures.
+        leases.drop(leaseId);
+        lease = null;
+        auth = await authenticateRequest(db, presented, now, alongside, 1);
+      }
       res.locals.principal = auth.principal;
-      res.locals.keyCounters = { key: auth.key, workspace: auth.workspace };
+      // Without a lease the statement counted (authenticateRequest throws when it did not).
+      const counts: KeyCounts | null = lease ? { lease } : auth.key && { leaseId, key: auth.key, workspace: auth.workspace, taken: auth.taken };
+      res.locals.keyCounts = counts;
       if (alongside) keepAlongside(res, auth.alongside);
     } catch (err) {
-      if (err instanceof AppError)
+      if (err instanceof AppError) {
+        leases.drop(leaseId);
         throw new AppError(err.code, err.message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+      }
       throw err;
     }
     next();
@@ -36,8 +53,8 @@ export function principalOf(res: Response): Principal {
   return res.locals.principal as Principal;
 }
 
-export function keyCountersOf(res: Response): Pick<AuthenticatedRequest, 'key' | 'workspace'> {
-  return res.locals.keyCounters as Pick<AuthenticatedRequest, 'key' | 'workspace'>;
+export function keyCountsOf(res: Response): KeyCounts {
+  return res.locals.keyCounts as KeyCounts;
 }
 
 export function scope(s: Scope): RequestHandler {

@@ -3,7 +3,7 @@ import { AppError } from '@svc/domain';
 import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
 import type { PolicyName } from '../ratelimit/headers';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
-import { keyCountersOf, principalOf } from './authenticate';
+import { keyCountsOf, principalOf } from './authenticate';
 import type { ClientAddresses } from './clientAddress';
 
 /**
@@ -14,7 +14,7 @@ import type { ClientAddresses } from './clientAddress';
  *   api.use(addressGate)              keyless, from an address over its budget: 429, no key lookup
  *   api.use(refuseBrowsers)
  *   api.get('/openapi.json', countAddress, …)
- *   api.use(authenticate(…))          the key, and its key and workspace counters taken, in one statement
+ *   api.use(authenticate(…))          the key, and its key and workspace counters taken (or its lease's), in one statement
  *   api.use(countRefused)             a request refused so far (401, browser) counts against its address
  *   api.use(perKey)                   judged per key, and per workspace across its keys
  */
@@ -108,8 +108,7 @@ export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): Ra
 
     async perKey(_req, res, next) {
       const { keyId, workspaceId, limits } = principalOf(res);
-      const { key, workspace } = keyCountersOf(res);
-      applyDecision(res, await decide(limiter.judgeKey({ keyId, workspaceId, limits, key, workspace })));
+      applyDecision(res, await decide(limiter.judgeKey({ keyId, workspaceId, limits, ...keyCountsOf(res) })));
       next();
     },
   };

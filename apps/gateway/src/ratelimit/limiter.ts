@@ -4,6 +4,8 @@ import { RATE_WINDOW_SECONDS } from '@svc/domain';
 import type { CounterState, WorkspaceLimits } from '@svc/domain';
 import { mostConstraining } from './headers';
 import type { Policy, PolicyState } from './headers';
+import { KeyLeases } from './keyLeases';
+import type { KeyLease } from './keyLeases';
 
 /** The table of prisma/migrations/20261122070000_rate_limits, shared by every gateway instance. */
 export const RATE_LIMIT_TABLE = 'rate_limits';
@@ -19,18 +21,21 @@ export interface RateDecision {
   current: PolicyState;
 }
 
+/**
+ * What the key check left to judge: a point of the key's lease, or the counters its statement
+ * took `taken` points from (`leaseId`: the key's lease, for the points beyond this request).
+ */
+export type KeyCounts = { lease: KeyLease } | { leaseId: string; key: CounterState; workspace: CounterState | null; taken: number };
+
 export interface RateLimiter {
   /**
    * Judges an authenticated request by the key and workspace counters its authentication already
-   * took (domain authenticateRequest: one statement); a refused request is given back.
+   * took (domain authenticateRequest: one statement), or by its lease; a refused request's points
+   * are given back, and so are points taken beyond a figure.
    */
-  judgeKey(args: {
-    keyId: string;
-    workspaceId: string;
-    limits: WorkspaceLimits;
-    key: CounterState;
-    workspace: CounterState | null;
-  }): Promise<RateDecision>;
+  judgeKey(args: { keyId: string; workspaceId: string; limits: WorkspaceLimits } & KeyCounts): Promise<RateDecision>;
+  /** This instance's leases of busy keys' counts (keyLeases.ts). */
+  leases: KeyLeases;
   /** Whether the address has already spent its unauthenticated budget (counts nothing); null when off. */
   checkAddress(address: string): Promise<RateDecision | null>;
   /** Counts an unauthenticated request against its client address; null when off. */
@@ -51,6 +56,8 @@ export interface RateLimiterOptions {
   hooksPerAddressPerMin?: number;
   /** How often rows of windows that ended over an hour ago are deleted (ms); 0 never. */
   cleanupEveryMs?: number;
+  /** The most points of a busy key one statement takes (keyLeases.ts); 1 counts every request on its own (default 1). */
+  leaseMax?: number;
 }
 
 interface Take {
@@ -130,8 +137,9 @@ class Dimension {
  * on the same database shares them (fixed one-minute windows, atomic `INSERT … ON CONFLICT`).
  * The key's and workspace's counters (rows `key:…`, `ws:…`, the same layout) are taken by the
  * authentication statement itself (domain authenticateRequest), on the hot path of every API
- * request; judgeKey only reads its result. A refused request is given back, so it never counts
- * against the key, the workspace or the address: only requests that reach a route are counted.
+ * request, a busy key's several at a time (keyLeases.ts); judgeKey only reads its result. A
+ * refused request is given back, so it never counts against the key, the workspace or the
+ * address: only requests that reach a route are counted.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const addresses = new Dimension(opts.pool, 'ip');
@@ -143,13 +151,15 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const hooksPerAddress = opts.hooksPerAddressPerMin ?? 0;
   const hookAddressPolicy: Policy | null = hooksPerAddress > 0 ? { name: 'hook_ip', quota: hooksPerAddress, windowSeconds: w } : null;
 
-  /** Gives a refused request's points back to these counters, in one statement (not when the window is about to end). */
-  async function giveBack(rowKeys: string[], now: number): Promise<void> {
-    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - 1 WHERE key = ANY($1) AND expire > $2`, [
+  /** Gives points back to these counters, in one statement (not when the window is about to end). */
+  async function giveBack(rowKeys: string[], points: number, now: number): Promise<void> {
+    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - $3 WHERE key = ANY($1) AND expire > $2`, [
       rowKeys,
       now + REFUND_GUARD_MS,
+      points,
     ]);
   }
+  const leases = new KeyLeases(opts.leaseMax ?? 1);
 
   /** One counter, the refused request given back. */
   async function takeOne(dimension: Dimension, id: string, policy: Policy): Promise<RateDecision> {
@@ -168,29 +178,51 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   timer?.unref();
 
   return {
-    async judgeKey({ keyId, workspaceId, limits, key, workspace }) {
+    async judgeKey(args) {
+      const { keyId, workspaceId, limits } = args;
       const keyPolicy: Policy = { name: 'key', quota: limits.keyPerMin, windowSeconds: w };
       const wsPolicy: Policy = { name: 'workspace', quota: limits.workspacePerMin, windowSeconds: w };
       const policies = [keyPolicy, wsPolicy];
       const now = Date.now();
-      const stateOf = (policy: Policy, c: CounterState): PolicyState => ({
+      const stateOf = (policy: Policy, c: CounterState, unused = 0): PolicyState => ({
         policy,
-        remaining: Math.max(policy.quota - c.points, 0),
+        remaining: Math.max(policy.quota - (c.points - unused), 0),
         msBeforeReset: Math.max(c.expire - now, 0),
       });
-      const keyState = stateOf(keyPolicy, key);
+      const leased = (lease: KeyLease): RateDecision => ({
+        allowed: true,
+        policies,
+        current: mostConstraining([stateOf(keyPolicy, lease.key), stateOf(wsPolicy, lease.workspace)]),
+      });
+      if ('lease' in args) return leased(args.lease);
+      const { leaseId, key, workspace, taken } = args;
+      /** A request its own count refused: given back, yet served when a concurrent request's lease left points meanwhile. */
+      const refuse = async (rowKeys: string[], state: PolicyState): Promise<RateDecision> => {
+        const lease = leases.claim(leaseId, now);
+        await giveBack(rowKeys, taken, now);
+        return lease?.fits(limits) ? leased(lease) : { allowed: false, policies, current: state };
+      };
+      // Of the points taken, those within each figure (the counter stood at points - taken before).
+      const keyGrant = Math.min(taken, keyPolicy.quota - (key.points - taken));
       // The key first: a key over its own figure never touched the workspace's count.
-      if (key.points > keyPolicy.quota || !workspace) {
-        await giveBack([`key:${keyId}`], now);
-        return { allowed: false, policies, current: keyState };
-      }
-      const wsState = stateOf(wsPolicy, workspace);
-      if (workspace.points > wsPolicy.quota) {
-        await giveBack([`key:${keyId}`, `ws:${workspaceId}`], now);
-        return { allowed: false, policies, current: wsState };
-      }
-      return { allowed: true, policies, current: mostConstraining([keyState, wsState]) };
+      if (keyGrant < 1 || !workspace) return refuse([`key:${keyId}`], stateOf(keyPolicy, key));
+      const wsGrant = Math.min(taken, wsPolicy.quota - (workspace.points - taken));
+      if (wsGrant < 1) return refuse([`key:${keyId}`, `ws:${workspaceId}`], stateOf(wsPolicy, workspace));
+      // Points taken beyond either figure (other instances counted meanwhile) are given back.
+      const granted = Math.min(keyGrant, wsGrant);
+      const excess = taken - granted;
+      if (excess > 0) await giveBack([`key:${keyId}`, `ws:${workspaceId}`], excess, now);
+      const keyNow = { ...key, points: key.points - excess };
+      const wsNow = { ...workspace, points: workspace.points - excess };
+      leases.keep(leaseId, granted - 1, keyNow, wsNow, now);
+      return {
+        allowed: true,
+        policies,
+        current: mostConstraining([stateOf(keyPolicy, keyNow, granted - 1), stateOf(wsPolicy, wsNow, granted - 1)]),
+      };
     },
+
+    leases,
 
     async checkAddress(address) {
       if (!addressPolicy) return null;
