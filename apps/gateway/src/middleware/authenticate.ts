@@ -26,16 +26,20 @@ export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
       const alongside = alongsideOf(res);
       const now = Date.now();
       let lease = leases.claim(leaseId, now);
-      let auth = await authenticateRequest(db, presented, now, alongside, lease ? 0 : leases.sizeFor(leaseId, now));
+      // The lease is keyed by the key's hash, which the statement looks the key up by.
+      const check = { now, alongside, keyHash: leaseId };
+      let auth = await authenticateRequest(db, presented, { ...check, take: lease ? 0 : leases.sizeFor(leaseId, now) });
       if (lease && !lease.fits(auth.principal.limits)) {
         // The plan changed since the lease was taken: counted on its own, under the new figures.
         leases.drop(leaseId);
         lease = null;
-        auth = await authenticateRequest(db, presented, now, alongside, 1);
+        auth = await authenticateRequest(db, presented, { ...check, take: 1 });
       }
       res.locals.principal = auth.principal;
       // Without a lease the statement counted (authenticateRequest throws when it did not).
-      const counts: KeyCounts | null = lease ? { lease } : auth.key && { leaseId, key: auth.key, workspace: auth.workspace, taken: auth.taken };
+      const counts: KeyCounts | null = lease
+        ? { lease }
+        : auth.key && { leaseId, key: auth.key, workspace: auth.workspace, taken: auth.taken };
       res.locals.keyCounts = counts;
       if (alongside) keepAlongside(res, auth.alongside);
     } catch (err) {

@@ -95,7 +95,7 @@ export class KeyLeases {
     });
   }
 
-  /** The key is refused (revoked, expired, over a figure) or its figures changed: its lease is void. */
+  /** The key is refused (revoked, expired, unknown) or its figures changed: its lease is void. */
   drop(id: string): void {
     this.leases.delete(id);
   }

@@ -81,11 +81,17 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
 export async function authenticateRequest(
   db: SqlSource,
   presented: string,
-  now = Date.now(),
-  alongside?: AlongsideRead<unknown>,
-  take = 1,
+  opts: {
+    now?: number;
+    alongside?: AlongsideRead<unknown>;
+    take?: number;
+    /** hashApiKey(presented), when the caller has it already. */
+    keyHash?: string;
+  } = {},
 ): Promise<AuthenticatedRequest> {
+  const { now = Date.now(), alongside, take = 1 } = opts;
   if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
+  const counts = take > 0 ? counting(now, take) : NOT_COUNTING;
   const rows = await rowsOf<Row>(
     db,
     Prisma.sql`
@@ -95,14 +101,14 @@ export async function authenticateRequest(
              w.plan, w.rate_limit_per_min, w.concurrency,
              svc_plan_figure(w.plan, w.rate_limit_per_min, ${KEY_FIGURES}::jsonb) AS key_quota
         FROM api_keys a JOIN workspaces w ON w.id = a.workspace_id
-       WHERE a.key_hash = ${hashApiKey(presented)}
+       WHERE a.key_hash = ${opts.keyHash ?? hashApiKey(presented)}
     ), usable AS (
       SELECT * FROM k WHERE NOT revoked AND NOT expired
-    )${take > 0 ? counting(now, take) : Prisma.empty}
+    )${counts.ctes}
     SELECT k.id, k.workspace_id, k.scopes, k.revoked, k.expired, k.plan, k.rate_limit_per_min, k.concurrency, k.key_quota,
-           ${take > 0 ? Prisma.sql`kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire` : Prisma.sql`NULL AS key_points, NULL AS key_expire, NULL AS ws_points, NULL AS ws_expire`},
+           ${counts.columns},
            ${alongside ? Prisma.sql`(SELECT ${alongside.sql(Prisma.sql`u.workspace_id`)} FROM usable u)` : Prisma.sql`NULL`} AS alongside
-      FROM k${take > 0 ? Prisma.sql` LEFT JOIN kc ON true LEFT JOIN wc ON true` : Prisma.empty}`,
+      FROM k${counts.joins}`,
   );
   const row = rows[0];
   if (!row) throw new AppError('invalid_api_key', 'The API key is not valid');
@@ -122,14 +128,29 @@ export async function authenticateRequest(
   };
 }
 
+/** The statement's counting parts: CTEs after `usable`, the counters' columns, their joins. */
+interface Counting {
+  ctes: Prisma.Sql;
+  columns: Prisma.Sql;
+  joins: Prisma.Sql;
+}
+
+/** A read-only key check: no counter is written, and "last used" waits for a counting one. */
+const NOT_COUNTING: Counting = {
+  ctes: Prisma.empty,
+  columns: Prisma.sql`NULL AS key_points, NULL AS key_expire, NULL AS ws_points, NULL AS ws_expire`,
+  joins: Prisma.empty,
+};
+
 /**
- * The counting CTEs: `take` points from the key's counter, then the same from the workspace's
- * when the key's figure still allows this request (so a key over its own figure never touches
- * its workspace's count), and "last used" at most once a minute.
+ * `take` points from the key's counter, then the same from the workspace's when the key's
+ * figure still allows this request (so a key over its own figure never touches its workspace's
+ * count), and "last used" at most once a minute.
  */
-function counting(now: number, take: number): Prisma.Sql {
+function counting(now: number, take: number): Counting {
   const windowEnd = now + RATE_WINDOW_SECONDS * 1000;
-  return Prisma.sql`, kc AS (
+  return {
+    ctes: Prisma.sql`, kc AS (
       INSERT INTO rate_limits (key, points, expire)
       SELECT 'key:' || id, ${take}::int, ${windowEnd}::bigint FROM usable
       ON CONFLICT (key) DO UPDATE SET
@@ -146,5 +167,8 @@ function counting(now: number, take: number): Prisma.Sql {
     ), touched AS (
       UPDATE api_keys SET last_used_at = now()
        WHERE id = (SELECT id FROM usable) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-    )`;
+    )`,
+    columns: Prisma.sql`kc.points AS key_points, kc.expire AS key_expire, wc.points AS ws_points, wc.expire AS ws_expire`,
+    joins: Prisma.sql` LEFT JOIN kc ON true LEFT JOIN wc ON true`,
+  };
 }
