@@ -8,7 +8,9 @@ it('keeps the inline source map the SDK requires, without copies of the sources 
   const code = readFileSync(bundle, 'utf8');
   const at = code.lastIndexOf('//# sourceMappingURL=data:');
   expect(at).toBeGreaterThan(0);
-  const map = JSON.parse(Buffer.from(code.slice(code.indexOf('base64,', at) + 'base64,'.length).trim(), 'base64').toString('utf8')) as Record<string, unknown>;
+  const map = JSON.parse(
+    Buffer.from(code.slice(code.indexOf('base64,', at) + 'base64,'.length).trim(), 'base64').toString('utf8'),
+  ) as Record<string, unknown>;
   expect(map.mappings).toEqual(expect.any(String));
   expect((map.mappings as string).length).toBeGreaterThan(1000);
   expect(map.sources).toEqual(expect.arrayContaining([expect.stringMatching(/temporal\/workflows\/runWorkflow\.ts$/)]));

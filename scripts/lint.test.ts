@@ -1,4 +1,5 @@
-// `npm test` lints: the repository passes eslint.config.mjs, and that config keeps I/O out of workflow code.
+// `npm test` lints: the repository passes eslint.config.mjs and Prettier, and the ESLint config keeps I/O out of workflow code.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
@@ -12,6 +13,19 @@ test('every TypeScript source and test passes ESLint', async () => {
   const results = await eslint.lintFiles(['.']);
   const formatter = await eslint.loadFormatter('stylish');
   expect(await formatter.format(results)).toBe('');
+});
+
+test('every file Prettier covers is formatted (`npm run format` fixes it)', () => {
+  // The CLI, as `npm run format:check` runs it: it skips what .gitignore and .prettierignore name.
+  const r = spawnSync(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--list-different', '.'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect({ status: r.status, unformatted: r.stdout.split('\n').filter(Boolean), error: r.stderr }).toEqual({
+    status: 0,
+    unformatted: [],
+    error: '',
+  });
 });
 
 describe('workflow code', () => {

@@ -387,14 +387,20 @@ describe('console test events', () => {
     await adminPage.goto(`${stack.url}/console/endpoints/${created.body.id}`);
     await adminPage.getByLabel('Test event type').selectOption('review.decided');
     await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Send test event' }).click()]);
-    await expect(adminPage.getByRole('status').innerText()).resolves.toMatch(/^Test event evt_\w+ \(review\.decided\) queued for delivery\.$/);
+    await expect(adminPage.getByRole('status').innerText()).resolves.toMatch(
+      /^Test event evt_\w+ \(review\.decided\) queued for delivery\.$/,
+    );
 
     const got = await waitFor(
       async () => receiver.requests.slice(before).filter((r) => r.path === '/test-events'),
       (list) => list.length === 1,
     );
     const body = got[0].body;
-    expect(body).toMatchObject({ type: 'review.decided', workspace_id: ws.workspaceId, data: { test: true, endpoint_id: created.body.id } });
+    expect(body).toMatchObject({
+      type: 'review.decided',
+      workspace_id: ws.workspaceId,
+      data: { test: true, endpoint_id: created.body.id },
+    });
     expect(got[0].headers['svc-event-type']).toBe('review.decided');
     expect(got[0].headers['svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     // Only this endpoint got it, and its log shows it delivered.

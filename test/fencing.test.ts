@@ -33,7 +33,13 @@ it('keeps a settled step settled, and a later attempt’s result, whatever a sta
     // Attempt 1, stale, reports late: it starts, fails, and finishes failed.
     await store.startStep(run.id, 'a', 1);
     await store.stepAttemptFailed(run.id, 'a', { code: 'http_timeout', message: 'stale' }, 1);
-    await store.finishStep(run.id, 'a', { status: 'failed', attempts: 1, output: 'from attempt 1', error: { code: 'x', message: 'stale' }, fence: 1 });
+    await store.finishStep(run.id, 'a', {
+      status: 'failed',
+      attempts: 1,
+      output: 'from attempt 1',
+      error: { code: 'x', message: 'stale' },
+      fence: 1,
+    });
     expect(await step('a')).toMatchObject({ status: 'succeeded', attempts: 2, output: 'from attempt 2', error: null });
 
     // A later attempt's failure record is kept from an earlier attempt's start.

@@ -71,7 +71,10 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
       '--heap-growing-percent=30',
       expect.stringMatching(/main\.js$/),
     ]);
-    expect([worker?.env, gateway?.env]).toEqual([expect.arrayContaining(['MALLOC_ARENA_MAX=2']), expect.arrayContaining(['MALLOC_ARENA_MAX=2'])]);
+    expect([worker?.env, gateway?.env]).toEqual([
+      expect.arrayContaining(['MALLOC_ARENA_MAX=2']),
+      expect.arrayContaining(['MALLOC_ARENA_MAX=2']),
+    ]);
   } finally {
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const getRun = (id: string) => stack.api('GET', `/api/v1/runs/${id}`, { key });
-const start = (wfId: string, body: Record<string, unknown> = { input: {} }) => stack.api('POST', `/api/v1/workflows/${wfId}/runs`, { key, body });
+const start = (wfId: string, body: Record<string, unknown> = { input: {} }) =>
+  stack.api('POST', `/api/v1/workflows/${wfId}/runs`, { key, body });
 const until = (id: string, ok: (run: any) => boolean, timeoutMs = 20_000) =>
   waitFor(
     () => getRun(id),

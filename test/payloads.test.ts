@@ -52,7 +52,11 @@ describe('run data stays out of Temporal history', () => {
         steps: [
           { key: 'first', type: 'http', method: 'POST', url: `${echo.url}/a`, body: { size: '{{ $length(input.blob) }}' } },
           { key: 'second', type: 'http', method: 'POST', url: `${echo.url}/b`, body: { prev: '{{ steps.first.output.body.at }}' } },
-          { key: 'sizes', type: 'transform', expression: '[$length(input.blob), $length(steps.first.output.body.blob), $length(steps.second.output.body.blob)]' },
+          {
+            key: 'sizes',
+            type: 'transform',
+            expression: '[$length(input.blob), $length(steps.first.output.body.blob), $length(steps.second.output.body.blob)]',
+          },
         ],
       },
       input,

@@ -604,7 +604,9 @@ describe('the run', () => {
         .map((e) => e.type)
         .sort();
     expect(await eventTypes(runId)).toEqual(await eventTypes(apiRun.body.id));
-    const event = await stack.db.prisma.event.findFirstOrThrow({ where: { type: 'run.succeeded', dedupeKey: { startsWith: `${runId}:` } } });
+    const event = await stack.db.prisma.event.findFirstOrThrow({
+      where: { type: 'run.succeeded', dedupeKey: { startsWith: `${runId}:` } },
+    });
     expect(event.data).toMatchObject({ id: runId, trigger: 'webhook', input: JSON.parse(body) });
   });
 });

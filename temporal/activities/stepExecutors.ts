@@ -1,5 +1,13 @@
 import type { Dispatcher } from 'undici';
-import { evaluateExpression, ExpressionError, expressionErrorCode, HttpRequestError, performHttpRequest, redactHeaders, renderHttpRequest } from '@svc/domain';
+import {
+  evaluateExpression,
+  ExpressionError,
+  expressionErrorCode,
+  HttpRequestError,
+  performHttpRequest,
+  redactHeaders,
+  renderHttpRequest,
+} from '@svc/domain';
 import type { ConditionStep, ExpressionContext, HttpStep, TransformStep } from '@svc/domain';
 import type { StepError } from '../shared/runTypes';
 

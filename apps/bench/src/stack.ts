@@ -206,7 +206,13 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const { WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS } = loadConfig(appEnv);
     const [workerStart, floorStart] = await Promise.allSettled([
       startApp('worker', [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
-      startApp('floor', floorArgs, { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret }, path.join(dataDir, 'floor.log'), 'floor worker running'),
+      startApp(
+        'floor',
+        floorArgs,
+        { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret },
+        path.join(dataDir, 'floor.log'),
+        'floor worker running',
+      ),
     ]);
     for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
     if (workerStart.status === 'rejected') throw workerStart.reason;

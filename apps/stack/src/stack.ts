@@ -342,7 +342,15 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   const workerEnv: NodeJS.ProcessEnv = { ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
   delete workerEnv.PORT; // the API port is the gateway's
   const worker = startApp(sup, 'worker', paths.worker, cfg.WORKER_NODE_FLAGS, workerEnv, paths.repoRoot, 30_000);
-  const gateway = startApp(sup, 'gateway', paths.gateway, cfg.GATEWAY_NODE_FLAGS, { ...appEnv, PORT: String(apiPort) }, paths.repoRoot, 10_000);
+  const gateway = startApp(
+    sup,
+    'gateway',
+    paths.gateway,
+    cfg.GATEWAY_NODE_FLAGS,
+    { ...appEnv, PORT: String(apiPort) },
+    paths.repoRoot,
+    10_000,
+  );
   await Promise.all([worker.ready, gateway.ready]);
   if (sup.stopping) return;
 

@@ -5,7 +5,13 @@ import type { Config, Logger } from '@svc/config';
 import type { Db, PreparedSql } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
-import { createDeliveryQueueActivities, createRunQueueActivities, createSvcMetrics, prebuiltWorkflowBundlePath, workflowsPath } from '@svc/temporal';
+import {
+  createDeliveryQueueActivities,
+  createRunQueueActivities,
+  createSvcMetrics,
+  prebuiltWorkflowBundlePath,
+  workflowsPath,
+} from '@svc/temporal';
 import type { WebhookRuntime } from '@svc/temporal';
 import { sampleQueuedRuns } from './queuedGauge';
 
@@ -57,7 +63,11 @@ export async function createWorkers(
   const metrics = createSvcMetrics(Runtime.instance().metricMeter);
   const prebuilt = prebuiltWorkflowBundlePath();
   // The build's bundle when there is one; otherwise bundle the sources now (slower start).
-  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath };
+  const code = opts.workflowBundle
+    ? { workflowBundle: opts.workflowBundle }
+    : prebuilt
+      ? { workflowBundle: { codePath: prebuilt } }
+      : { workflowsPath };
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
   const runs = await Worker.create({
     ...common,
@@ -87,7 +97,9 @@ export async function createWorkers(
   });
   return {
     async run() {
-      const stopSampling = sampleQueuedRuns(deps.prisma, metrics, (err) => deps.logger.warn({ err: err.message }, 'could not count queued runs'));
+      const stopSampling = sampleQueuedRuns(deps.prisma, metrics, (err) =>
+        deps.logger.warn({ err: err.message }, 'could not count queued runs'),
+      );
       // One stopping (a signal, or a fatal error) stops the other too.
       await Promise.all([runs.run().finally(() => stop(deliveries)), deliveries.run().finally(() => stop(runs))]).finally(stopSampling);
     },

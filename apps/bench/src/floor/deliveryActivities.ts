@@ -40,7 +40,12 @@ export function createFloorDeliveryActivities(deps: { client: Client; deliveryTa
   return {
     async greetAndNotify({ runId, input, webhookUrl }: GreetAndNotifyInput): Promise<Greeting> {
       const output: Greeting = { greeting: `hello ${input.name}` };
-      const event: FloorEvent = { id: `evt_${runId}`, type: 'run.succeeded', created_at: new Date().toISOString(), data: { id: runId, output } };
+      const event: FloorEvent = {
+        id: `evt_${runId}`,
+        type: 'run.succeeded',
+        created_at: new Date().toISOString(),
+        data: { id: runId, output },
+      };
       try {
         await deps.client.workflow.start('floorDelivery', {
           taskQueue: deps.deliveryTaskQueue,

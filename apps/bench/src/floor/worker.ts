@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const deliveryActivities = createFloorDeliveryActivities({ client, deliveryTaskQueue, secret });
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
   const common = { connection, namespace, workflowBundle };
-  const runs = await Worker.create({ ...common, taskQueue, activities: { ...floorActivities, greetAndNotify: deliveryActivities.greetAndNotify } });
+  const runs = await Worker.create({
+    ...common,
+    taskQueue,
+    activities: { ...floorActivities, greetAndNotify: deliveryActivities.greetAndNotify },
+  });
   const deliveries = await Worker.create({ ...common, taskQueue: deliveryTaskQueue, activities: { deliver: deliveryActivities.deliver } });
   process.stdout.write(`floor worker running on ${taskQueue} and ${deliveryTaskQueue}\n`);
   await Promise.all([runs.run(), deliveries.run()]);

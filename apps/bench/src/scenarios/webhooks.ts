@@ -87,7 +87,12 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         eventsPerSecond: spanMs > 0 ? ((got.length - 1) / spanMs) * 1000 : Number.NaN,
         latency: summarize(got.map((g) => g.receivedAt - g.eventCreatedAt)),
         unfinished: runIds.length - got.length,
-        split: deliveryOf && (await deliverySplit(ctx.temporal, got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })))),
+        split:
+          deliveryOf &&
+          (await deliverySplit(
+            ctx.temporal,
+            got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })),
+          )),
       };
     };
 
@@ -155,7 +160,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       for (const side of i % 2 === 0 ? sides : sides.reverse()) await side();
       details.push(
         { title: `webhooks, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(perRate[rate]) },
-        { title: `webhooks, floor with delivery, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(floorPerRate[rate]) },
+        {
+          title: `webhooks, floor with delivery, runs offered at ${rate}/s: delivery p50 / p95 / p99`,
+          value: describePhase(floorPerRate[rate]),
+        },
       );
     }
     const at = perRate[top];

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { clientAddresses } from './clientAddress';
 
-const req = (peer: string, xff?: string) => ({ socket: { remoteAddress: peer }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as Request;
+const req = (peer: string, xff?: string) =>
+  ({ socket: { remoteAddress: peer }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as Request;
 
 describe('client addresses for rate limits', () => {
   const direct = clientAddresses([]);

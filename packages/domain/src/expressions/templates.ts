@@ -89,7 +89,9 @@ export function parseTemplate(s: string): TemplatePart[] {
     if (expression.trim() === '') throw new TemplateSyntaxError(`Empty template "{{ }}" at position ${open}`, open);
     const raw = RAW_MARKER.exec(expression);
     if (raw && raw[1].trim() === '') throw new TemplateSyntaxError(`Empty raw() template at position ${open}`, open);
-    parts.push(raw ? { kind: 'expr', expression: raw[1], offset: start, raw: true } : { kind: 'expr', expression, offset: start, raw: false });
+    parts.push(
+      raw ? { kind: 'expr', expression: raw[1], offset: start, raw: true } : { kind: 'expr', expression, offset: start, raw: false },
+    );
     i = end + 2;
   }
   if (i < s.length) parts.push({ kind: 'text', text: s.slice(i) });

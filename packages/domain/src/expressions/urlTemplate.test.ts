@@ -19,7 +19,10 @@ describe('url templates', () => {
     expect(url).toBe('https://evil.example%3A9000%2Fsteal%3F.api.example.com/x');
     // Not a valid host any more: the request fails (http_invalid_url) rather than going elsewhere.
     expect(() => new URL(url)).toThrow();
-    const path = await renderUrlTemplate('https://api.example.com/users/{{ input.id }}?q={{ input.q }}', ctx({ id: '../admin', q: 'a&b=c#f' }));
+    const path = await renderUrlTemplate(
+      'https://api.example.com/users/{{ input.id }}?q={{ input.q }}',
+      ctx({ id: '../admin', q: 'a&b=c#f' }),
+    );
     expect(new URL(path).host).toBe('api.example.com');
     expect(new URL(path).pathname).toBe('/users/..%2Fadmin');
     expect([...new URL(path).searchParams]).toEqual([['q', 'a&b=c#f']]);

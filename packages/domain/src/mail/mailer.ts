@@ -66,7 +66,9 @@ export function createMailer(opts: MailerOptions): Mailer {
     async send(message) {
       const to = check(message);
       if (smtpUrl) {
-        const info = await (await smtp(smtpUrl)).sendMail({ from: opts.from, to, subject: message.subject, text: message.text, html: message.html });
+        const info = await (
+          await smtp(smtpUrl)
+        ).sendMail({ from: opts.from, to, subject: message.subject, text: message.text, html: message.html });
         opts.logger.info({ to, subject: message.subject, messageId: info.messageId }, 'mail sent');
         return { via: 'smtp', id: String(info.messageId) };
       }
