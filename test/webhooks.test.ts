@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { recordEventAndDeliveries, sealedContext, setSecret } from '@svc/domain';
+import { applyWorkflowAndAnnounce, recordEventAndDeliveries, sealedContext, setSecret, validateDefinition } from '@svc/domain';
 import { createDeliveryStarter } from '@svc/temporal';
 import { signWebhook } from '@svc/signing';
-import { greet, waitFor } from './helpers/fixtures';
+import { greet, statusCounts, waitFor } from './helpers/fixtures';
 import { ok, startHttpsReceiver, testCertificate } from './helpers/httpsReceiver';
 import type { HttpsReceiver, Received } from './helpers/httpsReceiver';
 import { ROOT } from './helpers/processes';
@@ -610,6 +610,45 @@ describe('fan-out (the delivery outbox)', () => {
     // Nobody starts this workflow but the workers' outbox relay.
     await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
     expect(r.requests[0].body).toMatchObject({ id: published.eventId, type: 'workflow.updated', data: { v: 1 } });
+  });
+});
+
+describe('the delivery task queue', () => {
+  it('a run backlog does not hold up webhooks: with nothing serving the run queue, 20 runs wait and a delivery is made', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const ep = await endpoint(t, r.origin, ['workflow.updated']);
+    // Only the delivery queue is served now (WORKER_TASK_QUEUES=deliveries): whatever reaches the run queue waits there.
+    await stack.stopWorker();
+    const runIds: string[] = [];
+    try {
+      await stack.startWorker(['deliveries']);
+      for (let i = 0; i < 20; i++) {
+        const started = await stack.api('POST', `/api/v1/workflows/${t.workflowId}/runs`, {
+          key: t.key,
+          body: { input: { name: `n${i}` } },
+        });
+        expect(started.status).toBe(201);
+        runIds.push(started.body.id);
+      }
+      // A new version, applied as `svc workflows apply` does: its workflow.updated event needs no run.
+      const definition = validateDefinition({ ...greet, description: 'a new version' });
+      await applyWorkflowAndAnnounce(stack.db.prisma, stack.box, { workspaceId: t.workspaceId, definition, baseUrl: stack.url });
+      const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
+      expect(r.requests[0].body).toMatchObject({ id: d.event_id, type: 'workflow.updated' });
+      // The backlog was there all along: not one of the runs has had a workflow task.
+      expect(await statusCounts(stack.db, runIds)).toEqual({ queued: 20 });
+      const histories = await Promise.all(runIds.map((id) => stack.temporal.workflow.getHandle(id).fetchHistory()));
+      expect(histories.filter((h) => h.events!.some((e) => e.workflowTaskStartedEventAttributes))).toHaveLength(0);
+    } finally {
+      await stack.stopWorker();
+      await stack.startWorker();
+    }
+    // Served again, the run queue drains.
+    await waitFor(
+      () => statusCounts(stack.db, runIds),
+      (c) => c.succeeded === 20,
+    );
   });
 });
 

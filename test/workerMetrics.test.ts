@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { applyWorkflowAndAnnounce, validateDefinition } from '@svc/domain';
 import { findFreePort } from '@svc/devstack';
 import { startEchoServer } from './helpers/echoServer';
-import { waitFor } from './helpers/fixtures';
+import { greet, waitFor } from './helpers/fixtures';
 import { spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
 import { startStack } from './helpers/stack';
@@ -11,14 +12,33 @@ import type { TestStack } from './helpers/stack';
 
 const NET = { OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', OUTBOUND_ALLOW_HTTP: 'true' };
 let stack: TestStack;
-let worker: Spawned | undefined;
+const workers: Spawned[] = [];
 beforeAll(async () => {
   stack = await startStack(NET);
 });
 afterAll(async () => {
-  await worker?.stop();
+  await Promise.all(workers.map((w) => w.stop()));
   await stack.stop();
 });
+
+/** A worker process of this stack's task queues, with a metrics port of its own; returns how to scrape it. */
+async function spawnWorker(env: Record<string, string> = {}) {
+  const port = await findFreePort(19464);
+  const worker = await spawnApp(
+    'worker',
+    { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info', ...env },
+    /worker running/,
+  );
+  workers.push(worker);
+  return {
+    worker,
+    async scrape() {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(res.status).toBe(200);
+      return res.text();
+    },
+  };
+}
 
 /** The value of one series (name with its labels as the exporter prints them), or undefined. */
 function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -54,17 +74,7 @@ describe('worker metrics', () => {
 
       // Only the spawned worker process serves the task queues, with its own metrics port.
       await stack.stopWorker();
-      const port = await findFreePort(19464);
-      worker = await spawnApp(
-        'worker',
-        { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info' },
-        /worker running/,
-      );
-      const scrape = async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/metrics`);
-        expect(res.status).toBe(200);
-        return res.text();
-      };
+      const { scrape } = await spawnWorker();
 
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
@@ -113,6 +123,51 @@ describe('worker metrics', () => {
       expect(series(text, 'temporal_sticky_cache_size')).toBeGreaterThanOrEqual(0);
     } finally {
       for (const res of held) res.writeHead(200).end();
+      await server.close();
+    }
+  });
+
+  it('runs one queue per process with WORKER_TASK_QUEUES: runs in one, deliveries in the other, outbox events delivered too', async () => {
+    await stack.stopWorker();
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    const runs = await spawnWorker({ WORKER_TASK_QUEUES: 'runs' });
+    const deliveries = await spawnWorker({ WORKER_TASK_QUEUES: 'deliveries' });
+    const received: string[] = [];
+    const server = await startEchoServer((req, res) => {
+      received.push(JSON.parse(req.body).type);
+      res.writeHead(200).end();
+    });
+    try {
+      const { key, workspaceId } = await stack.tenant();
+      const wf = await stack.apply(workspaceId, greet);
+      const hook = await stack.api('POST', '/api/v1/webhook-endpoints', {
+        key,
+        body: { url: `${server.url}/hook`, event_types: ['run.succeeded', 'workflow.updated'] },
+      });
+      expect(hook.status).toBe(201);
+      const run = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: { name: 'Ada' }, wait: true } });
+      expect(run.body.status).toBe('succeeded');
+      // An event only the outbox relay starts a delivery for (as `svc workflows apply` raises it).
+      const definition = validateDefinition({ ...greet, description: 'a new version' });
+      await applyWorkflowAndAnnounce(stack.db.prisma, stack.box, { workspaceId, definition, baseUrl: stack.url });
+      await waitFor(
+        () => Promise.resolve([...received].sort()),
+        (types) => types.join() === 'run.succeeded,workflow.updated',
+      );
+
+      const [ran, delivered] = await Promise.all([runs.scrape(), deliveries.scrape()]);
+      const deliveryQueue = stack.config.TEMPORAL_DELIVERY_TASK_QUEUE;
+      expect(series(ran, 'svc_runs_settled_total', { status: 'succeeded' })).toBe(1);
+      expect(series(ran, 'temporal_worker_task_slots_available', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
+      expect(series(ran, 'temporal_worker_task_slots_available', { task_queue: deliveryQueue })).toBeUndefined();
+      expect(series(ran, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0).toBe(0);
+      expect(series(delivered, 'svc_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(2);
+      expect(series(delivered, 'temporal_worker_task_slots_available', { task_queue: deliveryQueue })).toBeGreaterThan(0);
+      expect(series(delivered, 'temporal_worker_task_slots_available', { task_queue: stack.taskQueue })).toBeUndefined();
+      expect(series(delivered, 'svc_runs_settled_total', { status: 'succeeded' }) ?? 0).toBe(0);
+      expect(runs.worker.output()).toMatch(/"serves":\["runs"\]/);
+      expect(deliveries.worker.output()).toMatch(/"serves":\["deliveries"\]/);
+    } finally {
       await server.close();
     }
   });

@@ -42,7 +42,8 @@ export interface TestStack {
   apply: ReturnType<typeof tenantFactory>['apply'];
   api(method: string, path: string, opts?: ApiCallOptions): Promise<ApiResponse>;
   stopWorker(): Promise<void>;
-  startWorker(): Promise<void>;
+  /** Starts the in-process worker again, for the queues given (default: WORKER_TASK_QUEUES). */
+  startWorker(queues?: Config['WORKER_TASK_QUEUES']): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -100,10 +101,19 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   });
   let relay: DeliveryRelay | undefined;
   const reviewLinks = createReviewLinkSigner(config.SVC_ENCRYPTION_KEY!, config.SVC_ENCRYPTION_KEY_PREVIOUS);
-  async function startWorker() {
+  async function startWorker(queues = config.WORKER_TASK_QUEUES) {
     if (worker) return;
     worker = await createWorkers(
-      { config, prisma: db.prisma, sql: db.sql, secretBox: box, logger, webhooks, reviewLinks, temporalClient: temporal },
+      {
+        config: { ...config, WORKER_TASK_QUEUES: queues },
+        prisma: db.prisma,
+        sql: db.sql,
+        secretBox: box,
+        logger,
+        webhooks,
+        reviewLinks,
+        temporalClient: temporal,
+      },
       nativeConnection,
       { workflowBundle: { code: bundle } },
     );

@@ -30,7 +30,7 @@ export interface WorkerDeps {
   temporalClient: Client;
 }
 
-/** Both task queues' workers of one process, run and stopped together. */
+/** The task queues' workers of one process, run and stopped together. */
 export interface WorkerSet {
   run(): Promise<void>;
   shutdown(): void;
@@ -46,9 +46,10 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
 }
 
 /**
- * The workers of one process: the run task queue (run workflows, the slot reconciler and their
- * activities) and the delivery task queue (webhook deliveries), each with slots of its own, so
- * a run backlog never delays a webhook. Any number of such processes may run.
+ * The workers of one process, for the task queues of `config.WORKER_TASK_QUEUES`: the run task
+ * queue (run workflows, the slot reconciler and their activities) and the delivery task queue
+ * (webhook deliveries), each with slots of its own, so a run backlog never delays a webhook.
+ * Any number of such processes may run, each serving either queue or both.
  */
 export async function createWorkers(
   deps: WorkerDeps,
@@ -56,6 +57,7 @@ export async function createWorkers(
   opts: { workflowBundle?: WorkerOptions['workflowBundle'] } = {},
 ): Promise<WorkerSet> {
   const { config } = deps;
+  const serves = new Set(config.WORKER_TASK_QUEUES);
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
@@ -69,44 +71,52 @@ export async function createWorkers(
       ? { workflowBundle: { codePath: prebuilt } }
       : { workflowsPath };
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
-  const runs = await Worker.create({
-    ...common,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activities: createRunQueueActivities({
-      prisma: deps.prisma,
-      sql: deps.sql,
-      secretBox: deps.secretBox,
-      dispatcher,
-      webhooks: deps.webhooks,
-      reviewNotices: {
-        mailer: deps.webhooks.mailer,
-        links: deps.reviewLinks,
-        // Read when a mail is sent: an embedded gateway may learn its address after the worker starts.
-        get baseUrl() {
-          return config.BASE_URL;
-        },
-      },
-      temporal: { client: deps.temporalClient },
-      metrics,
-    }),
-  });
-  const deliveries = await Worker.create({
-    ...common,
-    taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
-    activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics }),
-  });
+  const workers: Worker[] = [];
+  if (serves.has('runs')) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        activities: createRunQueueActivities({
+          prisma: deps.prisma,
+          sql: deps.sql,
+          secretBox: deps.secretBox,
+          dispatcher,
+          webhooks: deps.webhooks,
+          reviewNotices: {
+            mailer: deps.webhooks.mailer,
+            links: deps.reviewLinks,
+            // Read when a mail is sent: an embedded gateway may learn its address after the worker starts.
+            get baseUrl() {
+              return config.BASE_URL;
+            },
+          },
+          temporal: { client: deps.temporalClient },
+          metrics,
+        }),
+      }),
+    );
+  }
+  if (serves.has('deliveries')) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+        activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics }),
+      }),
+    );
+  }
+  const stopAll = () => workers.forEach(stop);
   return {
     async run() {
-      const stopSampling = sampleQueuedRuns(deps.prisma, metrics, (err) =>
-        deps.logger.warn({ err: err.message }, 'could not count queued runs'),
-      );
-      // One stopping (a signal, or a fatal error) stops the other too.
-      await Promise.all([runs.run().finally(() => stop(deliveries)), deliveries.run().finally(() => stop(runs))]).finally(stopSampling);
+      // The queued-runs gauge is reported where runs are run.
+      const stopSampling = serves.has('runs')
+        ? sampleQueuedRuns(deps.prisma, metrics, (err) => deps.logger.warn({ err: err.message }, 'could not count queued runs'))
+        : () => undefined;
+      // One stopping (a signal, or a fatal error) stops the others too.
+      await Promise.all(workers.map((w) => w.run().finally(stopAll))).finally(stopSampling);
     },
-    shutdown() {
-      stop(runs);
-      stop(deliveries);
-    },
+    shutdown: stopAll,
   };
 }
 

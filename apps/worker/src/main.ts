@@ -51,16 +51,18 @@ async function main(): Promise<void> {
     },
     connection,
   );
-  await ensureReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
-  const relay = startDeliveryRelay({
-    prisma: db.prisma,
-    starter: webhooks.starter,
-    intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
-    logger,
-  });
+  const serves = new Set(config.WORKER_TASK_QUEUES);
+  // The reconciler's Schedule runs on the run queue; the outbox relay starts deliveries.
+  if (serves.has('runs')) {
+    await ensureReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
+  }
+  const relay = serves.has('deliveries')
+    ? startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger })
+    : undefined;
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info(
     {
+      serves: config.WORKER_TASK_QUEUES,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
       namespace: config.TEMPORAL_NAMESPACE,
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
   );
   signalReady();
   await workers.run();
-  await relay.stop();
+  await relay?.stop();
   webhooks.mailer.close();
   await temporal.connection.close();
   await connection.close();

@@ -42,3 +42,16 @@ describe('memory settings', () => {
     expect(() => loadConfig({ GATEWAY_SANDBOX_THREADS: '0' })).toThrow(/GATEWAY_SANDBOX_THREADS/);
   });
 });
+
+describe('WORKER_TASK_QUEUES', () => {
+  it('serves both queues by default, and either one when named', () => {
+    expect(loadConfig({}).WORKER_TASK_QUEUES).toEqual(['runs', 'deliveries']);
+    expect(loadConfig({ WORKER_TASK_QUEUES: ' deliveries ' }).WORKER_TASK_QUEUES).toEqual(['deliveries']);
+    expect(loadConfig({ WORKER_TASK_QUEUES: 'runs' }).WORKER_TASK_QUEUES).toEqual(['runs']);
+  });
+
+  it('refuses an unknown queue, or none, naming the variable', () => {
+    expect(() => loadConfig({ WORKER_TASK_QUEUES: 'runs,webhooks' })).toThrow(/WORKER_TASK_QUEUES\.1/);
+    expect(() => loadConfig({ WORKER_TASK_QUEUES: ' , ' })).toThrow(/WORKER_TASK_QUEUES: name runs, deliveries or both/);
+  });
+});

@@ -55,6 +55,15 @@ export const configSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
   /** Webhook deliveries' own task queue (default `<TEMPORAL_TASK_QUEUE>-deliveries`): a run backlog never delays them. */
   TEMPORAL_DELIVERY_TASK_QUEUE: z.string().min(1).optional(),
+  /**
+   * The task queues this worker process serves: `runs` (run workflows, the reconciler, their
+   * activities), `deliveries` (webhook deliveries and the delivery outbox's relay), or both (the
+   * default). Each queue has its own slots either way; separate processes let each queue be
+   * scaled, placed and restarted on its own (README "Running at scale").
+   */
+  WORKER_TASK_QUEUES: csv
+    .pipe(z.array(z.enum(['runs', 'deliveries'])).min(1, 'name runs, deliveries or both'))
+    .default(['runs', 'deliveries']),
   /** How often the reconciler Schedule settles runs terminated from Temporal and reclaims their slots. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
   TEMPORAL_TLS: bool.default(false),
