@@ -2,7 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyWorkflowAndAnnounce, recordEventAndDeliveries, sealedContext, setSecret, validateDefinition } from '@svc/domain';
+import {
+  applyWorkflowAndAnnounce,
+  recordAttempt,
+  recordEventAndDeliveries,
+  sealedContext,
+  setSecret,
+  validateDefinition,
+} from '@svc/domain';
 import { createDeliveryStarter } from '@svc/temporal';
 import { signWebhook } from '@svc/signing';
 import { greet, statusCounts, waitFor } from './helpers/fixtures';
@@ -565,7 +572,7 @@ describe('fan-out (the delivery outbox)', () => {
     await stack.api('PATCH', `/api/v1/webhook-endpoints/${off.id}`, { key: t.key, body: { enabled: false } });
     const starter = createDeliveryStarter({
       client: stack.temporal,
-      prisma: stack.db.prisma,
+      db: stack.db.sql,
       taskQueue: stack.config.TEMPORAL_DELIVERY_TASK_QUEUE,
       scheduleMs: [300],
       attemptTimeoutMs: 2_000,
@@ -610,6 +617,48 @@ describe('fan-out (the delivery outbox)', () => {
     // Nobody starts this workflow but the workers' outbox relay.
     await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
     expect(r.requests[0].body).toMatchObject({ id: published.eventId, type: 'workflow.updated', data: { v: 1 } });
+  });
+});
+
+describe('recording an attempt', () => {
+  it('records a success once, however often it is recorded, and leaves a superseded generation to the full check', async () => {
+    const t = await tenant();
+    const ep = await endpoint(t, 'https://hooks.example.test/svc', ['workflow.updated']);
+    const args = { workspaceId: t.workspaceId, type: 'workflow.updated' as const, dedupeKey: `test:${t.workspaceId}:record`, data: {} };
+    // No workflow delivers it (the relay waits an hour): only the records below change it.
+    const [d] = (await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 3_600_000 })).deliveries;
+    const attempt = {
+      deliveryId: d.id,
+      generation: d.generation,
+      attemptKey: `${d.id}:0`,
+      startedAt: '2026-11-24T10:00:00.000Z',
+      durationMs: 12.4,
+      responseStatus: 204,
+      responseBodyExcerpt: '',
+      error: null,
+      retryAfterMs: null,
+      plannedDelayMs: 5_000,
+      retryAfterMaxMs: 60_000,
+      windowLabel: '24h',
+    };
+    const db = { prisma: stack.db.prisma, sql: stack.db.sql };
+    const done = { next: 'done', status: 'succeeded', endpointId: ep.id, endpointDisabled: false };
+    expect(await recordAttempt(db, attempt)).toEqual(done);
+    // An activity retry records the same attempt again: the same answer, nothing more written.
+    expect(await recordAttempt(db, attempt)).toEqual(done);
+    expect(await deliveryOf(t, ep.id, d.id)).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      last_response_status: 204,
+      next_attempt_at: null,
+      attempts: [{ number: 1, response_status: 204, duration_ms: 12, error: null }],
+    });
+    const row = await stack.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+    expect(row.lastSuccessAt?.toISOString()).toBe('2026-11-24T10:00:00.012Z');
+    // A success of an older generation (a manual retry began meanwhile) is logged, and reported superseded.
+    await stack.db.prisma.webhookDelivery.update({ where: { id: d.id }, data: { generation: d.generation + 1, status: 'pending' } });
+    expect(await recordAttempt(db, { ...attempt, attemptKey: `${d.id}:old` })).toMatchObject({ next: 'done', status: 'superseded' });
+    expect((await deliveryOf(t, ep.id, d.id)).attempts).toHaveLength(2);
   });
 });
 

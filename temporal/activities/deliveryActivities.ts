@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import type { Db } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import {
   endpointDisabledNotice,
   parseRetryAfter,
@@ -37,6 +37,8 @@ export interface WebhookRuntime {
 
 export interface DeliveryActivityDeps {
   prisma: Db;
+  /** Named statements on the same pool: an attempt's reads, and a success's record. */
+  sql: SqlSource;
   secretBox: SecretBox;
   webhooks: WebhookRuntime;
   metrics: SvcMetrics;
@@ -133,7 +135,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
      * fresh `t`, POSTs. Registered with no Temporal retries: the workflow owns the schedule.
      */
     async attemptDelivery(args: { deliveryId: string; generation: number }): Promise<AttemptOutcome> {
-      const prepared = await prepareAttempt(deps.prisma, deps.secretBox, args);
+      const prepared = await prepareAttempt(deps.sql, deps.secretBox, args);
       if (prepared.kind === 'skip') return prepared;
       const started = Date.now();
       const timestamp = Math.floor(started / 1000);
@@ -175,7 +177,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
 
     /** Writes the attempt to the delivery log and decides what follows (idempotent by attempt key). */
     async recordDeliveryAttempt(input: RecordAttemptInput): Promise<AttemptDecision> {
-      return recordAttempt(deps.prisma, {
+      return recordAttempt(deps, {
         deliveryId: input.deliveryId,
         generation: input.generation,
         attemptKey: input.attemptKey,

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Db } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import { deliveryWorkflowId, markDeliveryDispatched, undispatchedDeliveries } from '@svc/domain';
 import type { DeliveryRef } from '@svc/domain';
 import type { DeliveryWorkflowInput } from '../shared/deliveryTypes';
 import { SA_WORKSPACE_ID } from '../shared/searchAttributes';
-import type { deliveryWorkflow } from '../workflows/deliveryWorkflow';
+import type { deliveryWorkflowV2 } from '../workflows/deliveryWorkflow';
 
 export interface DeliveryStarter {
   /** Starts the workflow of one delivery generation (idempotent) and marks it dispatched. */
@@ -15,7 +15,8 @@ export interface DeliveryStarter {
 
 export interface DeliveryStarterOptions {
   client: Client;
-  prisma: Db;
+  /** Where the start is marked (a named statement on the worker's pool). */
+  db: SqlSource;
   taskQueue: string;
   /** WEBHOOK_RETRY_SCHEDULE (ms). */
   scheduleMs: number[];
@@ -38,7 +39,7 @@ export function createDeliveryStarter(opts: DeliveryStarterOptions): DeliverySta
         attemptTimeoutMs: opts.attemptTimeoutMs,
       };
       try {
-        await opts.client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
+        await opts.client.workflow.start<typeof deliveryWorkflowV2>('deliveryWorkflowV2', {
           workflowId: deliveryWorkflowId(ref.id, ref.generation),
           taskQueue: opts.taskQueue,
           args: [input],
@@ -48,7 +49,7 @@ export function createDeliveryStarter(opts: DeliveryStarterOptions): DeliverySta
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-      await markDeliveryDispatched(opts.prisma, ref);
+      await markDeliveryDispatched(opts.db, ref);
     },
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Client } from '@temporalio/client';
 import type { Config, Logger } from '@svc/config';
-import type { Db } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import { createAddressPolicy, createGuardedDispatcher, createMailer } from '@svc/domain';
 import type { WebhookRuntime } from '../activities/deliveryActivities';
 import { createDeliveryStarter } from './deliveryStarter';
@@ -29,6 +29,8 @@ export function outboundCa(caFile: string | undefined): string[] | undefined {
 export function createWebhookRuntime(deps: {
   config: WebhookConfig;
   prisma: Db;
+  /** Named statements on the same pool: a delivery's start is marked with one. */
+  sql: SqlSource;
   client: Client;
   taskQueue: string;
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -44,7 +46,7 @@ export function createWebhookRuntime(deps: {
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger: deps.logger, db: deps.prisma }),
     starter: createDeliveryStarter({
       client: deps.client,
-      prisma: deps.prisma,
+      db: deps.sql,
       taskQueue: deps.taskQueue,
       scheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
       attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,

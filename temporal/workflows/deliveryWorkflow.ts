@@ -31,13 +31,24 @@ function jitter(ms: number): number {
  *
  * Lean: the attempt and its log entry are local activities, so an attempt is one workflow task
  * and no activity task (a worker that dies mid-attempt loses the task, and the retried task
- * attempts again: receivers dedupe on the event id). Histories from before replay with the
- * regular activities they made (patched).
+ * attempts again: receivers dedupe on the event id). It takes no patch: a patch's marker and its
+ * TemporalChangeVersion upsert (a visibility write) cost every delivery.
+ */
+export async function deliveryWorkflowV2(input: DeliveryWorkflowInput): Promise<DeliveryWorkflowResult> {
+  return deliver(input, true);
+}
+
+/**
+ * Deliveries begun before deliveryWorkflowV2: the same loop, the attempt local or a regular
+ * activity as each history recorded it (`svc-local-delivery-attempt`).
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryWorkflowResult> {
+  return deliver(input, patched('svc-local-delivery-attempt'));
+}
+
+async function deliver(input: DeliveryWorkflowInput, local: boolean): Promise<DeliveryWorkflowResult> {
   const { deliveryId, generation, scheduleMs } = input;
   const attemptOptions = { startToCloseTimeout: input.attemptTimeoutMs + 15_000, retry: { maximumAttempts: 1 } };
-  const local = patched('svc-local-delivery-attempt');
   const { attemptDelivery } = local
     ? proxyLocalActivities<DeliveryActivities>(attemptOptions)
     : proxyActivities<DeliveryActivities>(attemptOptions);

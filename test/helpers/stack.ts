@@ -95,6 +95,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   const webhooks = createWebhookRuntime({
     config,
     prisma: db.prisma,
+    sql: db.sql,
     client: temporal,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
     logger,

@@ -25,6 +25,8 @@ const SHAPES = [
   // runWorkflow, before runWorkflowV2: frozen, so runs in flight across that deploy keep replaying.
   'v1-cancel-queued',
   'v1-condition-jump',
+  // deliveryWorkflow, before deliveryWorkflowV2: frozen likewise.
+  'v1-delivery',
   'v1-http-retries',
   'v1-queued-continued-as-new',
   'v1-queued-granted',

@@ -102,7 +102,13 @@ export async function createWorkers(
       await Worker.create({
         ...common,
         taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
-        activities: createDeliveryQueueActivities({ prisma: deps.prisma, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics }),
+        activities: createDeliveryQueueActivities({
+          prisma: deps.prisma,
+          sql: deps.sql,
+          secretBox: deps.secretBox,
+          webhooks: deps.webhooks,
+          metrics,
+        }),
       }),
     );
   }

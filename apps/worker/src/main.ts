@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   const webhooks = createWebhookRuntime({
     config,
     prisma: db.prisma,
+    sql: db.sql,
     client: temporal.client,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
     logger,

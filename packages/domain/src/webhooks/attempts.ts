@@ -1,4 +1,5 @@
-import type { Db } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
+import type { Db, SqlSource } from '@svc/db';
 import type { SecretBox } from '@svc/signing';
 import { iso } from '../shared/time';
 import { disableEndpointTx, signingSecrets } from './endpoints';
@@ -31,22 +32,67 @@ export type PreparedAttempt =
     };
 
 /** Everything an attempt needs, read just before sending; secrets never leave the activity. */
-export async function prepareAttempt(db: Db, box: SecretBox, args: { deliveryId: string; generation: number }): Promise<PreparedAttempt> {
-  const d = await db.webhookDelivery.findUnique({ where: { id: args.deliveryId }, include: { endpoint: true } });
+export async function prepareAttempt(
+  db: SqlSource,
+  box: SecretBox,
+  args: { deliveryId: string; generation: number },
+): Promise<PreparedAttempt> {
+  // One statement: the delivery, its endpoint and its event.
+  const [d] = await rowsOf<{
+    generation: number;
+    status: string;
+    attemptCount: number;
+    endpointId: string;
+    workspaceId: string;
+    endpointStatus: string;
+    url: string;
+    secretEnc: string;
+    previousSecretEnc: string | null;
+    previousSecretExpiresAt: Date | null;
+    eventId: string;
+    eventType: string;
+    eventCreatedAt: Date;
+    eventWorkspaceId: string;
+    data: unknown;
+  }>(
+    db,
+    Prisma.sql`
+    SELECT d.generation, d.status, d.attempt_count AS "attemptCount",
+           e.id AS "endpointId", e.workspace_id AS "workspaceId", e.status AS "endpointStatus", e.url,
+           e.secret_enc AS "secretEnc", e.previous_secret_enc AS "previousSecretEnc",
+           e.previous_secret_expires_at AS "previousSecretExpiresAt",
+           ev.id AS "eventId", ev.type AS "eventType", ev.created_at AS "eventCreatedAt",
+           ev.workspace_id AS "eventWorkspaceId", ev.data
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      JOIN events ev ON ev.id = d.event_id
+     WHERE d.id = ${args.deliveryId}`,
+  );
   if (!d) return { kind: 'skip', reason: 'delivery_gone' };
   if (d.generation !== args.generation) return { kind: 'skip', reason: 'superseded' };
   if (d.status !== 'pending') return { kind: 'skip', reason: 'not_pending' };
-  if (d.endpoint.status !== 'enabled') return { kind: 'skip', reason: 'endpoint_disabled' };
-  const ev = await db.event.findUniqueOrThrow({ where: { id: d.eventId } });
+  if (d.endpointStatus !== 'enabled') return { kind: 'skip', reason: 'endpoint_disabled' };
   // JSONB keeps one canonical key order, so this is byte-identical on every attempt.
-  const body = JSON.stringify({ id: ev.id, type: ev.type, created_at: iso(ev.createdAt), workspace_id: ev.workspaceId, data: ev.data });
+  const body = JSON.stringify({
+    id: d.eventId,
+    type: d.eventType,
+    created_at: iso(d.eventCreatedAt),
+    workspace_id: d.eventWorkspaceId,
+    data: d.data,
+  });
   return {
     kind: 'send',
-    url: d.endpoint.url,
-    secrets: signingSecrets(box, d.endpoint),
+    url: d.url,
+    secrets: signingSecrets(box, {
+      id: d.endpointId,
+      workspaceId: d.workspaceId,
+      secretEnc: d.secretEnc,
+      previousSecretEnc: d.previousSecretEnc,
+      previousSecretExpiresAt: d.previousSecretExpiresAt,
+    }),
     body,
-    eventId: ev.id,
-    eventType: ev.type,
+    eventId: d.eventId,
+    eventType: d.eventType,
     attemptNumber: d.attemptCount + 1,
   };
 }
@@ -131,8 +177,12 @@ export function responseExcerpt(bytes: Buffer): string {
  *   since this window started, it is disabled with a reason.
  * `endpointDisabled` says this delivery disabled the endpoint (the caller then emails admins).
  */
-export async function recordAttempt(db: Db, r: AttemptResult): Promise<AttemptDecision> {
-  return db.$transaction(async (tx) => {
+export async function recordAttempt(db: { prisma: Db; sql: SqlSource }, r: AttemptResult): Promise<AttemptDecision> {
+  if (isSuccessfulAttempt(r)) {
+    const done = await recordSuccess(db.sql, r);
+    if (done) return done;
+  }
+  return db.prisma.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM webhook_deliveries WHERE id = ${r.deliveryId} FOR UPDATE`;
     if (locked.length === 0) return { next: 'done', status: 'failed', endpointId: null, endpointDisabled: false };
     const d = await tx.webhookDelivery.findUniqueOrThrow({ where: { id: r.deliveryId }, include: { endpoint: true } });
@@ -223,6 +273,41 @@ export async function recordAttempt(db: Db, r: AttemptResult): Promise<AttemptDe
     });
     return { next: 'done', status: 'failed', endpointId: d.endpointId, endpointDisabled: disabled };
   });
+}
+
+/**
+ * The common case in one statement: the first record of a successful attempt of the delivery's
+ * current generation while it is pending. It logs the attempt, marks the delivery succeeded and
+ * moves the endpoint's last success, as recordAttempt's transaction would; null in any other case
+ * (already recorded, superseded, stopped), which the transaction then works out. A concurrent
+ * record of the same attempt waits for the delivery's row lock, then finds it no longer pending.
+ */
+async function recordSuccess(db: SqlSource, r: AttemptResult): Promise<AttemptDecision | null> {
+  const startedAt = new Date(r.startedAt);
+  const finishedAt = new Date(startedAt.getTime() + r.durationMs);
+  const [row] = await rowsOf<{ endpointId: string }>(
+    db,
+    Prisma.sql`
+    WITH d AS (
+      UPDATE webhook_deliveries
+         SET attempt_count = attempt_count + 1, last_attempt_at = ${startedAt}::timestamptz,
+             last_response_status = ${r.responseStatus}, status = 'succeeded', next_attempt_at = NULL
+       WHERE id = ${r.deliveryId} AND generation = ${r.generation} AND status = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts WHERE attempt_key = ${r.attemptKey})
+      RETURNING id, endpoint_id, attempt_count),
+    logged AS (
+      INSERT INTO webhook_delivery_attempts
+             (delivery_id, number, attempt_key, started_at, duration_ms, response_status, response_body_excerpt, error)
+      SELECT id, attempt_count, ${r.attemptKey}::text, ${startedAt}::timestamptz, ${Math.max(0, Math.round(r.durationMs))}::int,
+             ${r.responseStatus}::int, ${r.responseBodyExcerpt}::text, NULL
+        FROM d),
+    succeeded_at AS (
+      UPDATE webhook_endpoints e
+         SET last_success_at = GREATEST(COALESCE(e.last_success_at, ${finishedAt}::timestamptz), ${finishedAt}::timestamptz)
+        FROM d WHERE e.id = d.endpoint_id)
+    SELECT endpoint_id AS "endpointId" FROM d`,
+  );
+  return row ? { next: 'done', status: 'succeeded', endpointId: row.endpointId, endpointDisabled: false } : null;
 }
 
 /** The mail to the workspace's administrators when an endpoint was disabled automatically. */

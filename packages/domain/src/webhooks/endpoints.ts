@@ -221,7 +221,11 @@ export async function rotateEndpointSecret(
 }
 
 /** The secrets that sign now, newest first (the previous one only while its overlap lasts). */
-export function signingSecrets(box: SecretBox, e: EndpointRow, now = new Date()): string[] {
+export function signingSecrets(
+  box: SecretBox,
+  e: Pick<EndpointRow, 'id' | 'workspaceId' | 'secretEnc' | 'previousSecretEnc' | 'previousSecretExpiresAt'>,
+  now = new Date(),
+): string[] {
   return secretsInForce(
     box,
     { currentEnc: e.secretEnc, previousEnc: e.previousSecretEnc, previousExpiresAt: e.previousSecretExpiresAt },

@@ -91,9 +91,11 @@ export async function undispatchedDeliveries(db: Db, limit = 100): Promise<Deliv
 }
 
 /** Marks one generation as started (a newer generation stays in the outbox). */
-export async function markDeliveryDispatched(db: Db, ref: DeliveryRef): Promise<void> {
-  await db.webhookDelivery.updateMany({
-    where: { id: ref.id, generation: ref.generation, dispatchedAt: null },
-    data: { dispatchedAt: new Date() },
-  });
+export async function markDeliveryDispatched(db: SqlSource, ref: DeliveryRef): Promise<void> {
+  await rowsOf(
+    db,
+    Prisma.sql`UPDATE webhook_deliveries SET dispatched_at = now()
+                WHERE id = ${ref.id} AND generation = ${ref.generation} AND dispatched_at IS NULL
+            RETURNING id`,
+  );
 }
