@@ -106,7 +106,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     if (worker) return;
     worker = await createWorkers(
       {
-        config: { ...config, WORKER_TASK_QUEUES: queues },
+        config,
         prisma: db.prisma,
         sql: db.sql,
         secretBox: box,
@@ -116,7 +116,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         temporalClient: temporal,
       },
       nativeConnection,
-      { workflowBundle: { code: bundle } },
+      { workflowBundle: { code: bundle }, queues },
     );
     workerDone = worker.run();
     relay = startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger });

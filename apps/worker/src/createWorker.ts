@@ -46,7 +46,7 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
 }
 
 /**
- * The workers of one process, for the task queues of `config.WORKER_TASK_QUEUES`: the run task
+ * The workers of one process, for the task queues of `config.WORKER_TASK_QUEUES` (or `opts.queues`): the run task
  * queue (run workflows, the slot reconciler and their activities) and the delivery task queue
  * (webhook deliveries), each with slots of its own, so a run backlog never delays a webhook.
  * Any number of such processes may run, each serving either queue or both.
@@ -54,10 +54,10 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
 export async function createWorkers(
   deps: WorkerDeps,
   connection: NativeConnection,
-  opts: { workflowBundle?: WorkerOptions['workflowBundle'] } = {},
+  opts: { workflowBundle?: WorkerOptions['workflowBundle']; queues?: Config['WORKER_TASK_QUEUES'] } = {},
 ): Promise<WorkerSet> {
   const { config } = deps;
-  const serves = new Set(config.WORKER_TASK_QUEUES);
+  const serves = new Set(opts.queues ?? config.WORKER_TASK_QUEUES);
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
