@@ -119,7 +119,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       { workflowBundle: { code: bundle }, queues },
     );
     workerDone = worker.run();
-    relay = startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger });
+    // As main.ts: the outbox relay runs where deliveries are served.
+    if (queues.includes('deliveries')) {
+      relay = startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger });
+    }
   }
   async function stopWorker() {
     if (!worker) return;

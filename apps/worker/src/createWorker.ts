@@ -46,10 +46,10 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
 }
 
 /**
- * The workers of one process, for the task queues of `config.WORKER_TASK_QUEUES` (or `opts.queues`): the run task
- * queue (run workflows, the slot reconciler and their activities) and the delivery task queue
- * (webhook deliveries), each with slots of its own, so a run backlog never delays a webhook.
- * Any number of such processes may run, each serving either queue or both.
+ * The workers of one process, for the task queues of `config.WORKER_TASK_QUEUES` (or
+ * `opts.queues`): the run task queue (run workflows, the slot reconciler and their activities)
+ * and the delivery task queue (webhook deliveries), each with slots of its own, so a run backlog
+ * never delays a webhook. Any number of such processes may run, each serving either queue or both.
  */
 export async function createWorkers(
   deps: WorkerDeps,
@@ -57,7 +57,7 @@ export async function createWorkers(
   opts: { workflowBundle?: WorkerOptions['workflowBundle']; queues?: Config['WORKER_TASK_QUEUES'] } = {},
 ): Promise<WorkerSet> {
   const { config } = deps;
-  const serves = new Set(opts.queues ?? config.WORKER_TASK_QUEUES);
+  const serves = opts.queues ?? config.WORKER_TASK_QUEUES;
   const dispatcher = createGuardedDispatcher({
     policy: createAddressPolicy({ allowCidrs: config.OUTBOUND_ALLOW_CIDRS }),
   });
@@ -72,7 +72,7 @@ export async function createWorkers(
       : { workflowsPath };
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
   const workers: Worker[] = [];
-  if (serves.has('runs')) {
+  if (serves.includes('runs')) {
     workers.push(
       await Worker.create({
         ...common,
@@ -97,7 +97,7 @@ export async function createWorkers(
       }),
     );
   }
-  if (serves.has('deliveries')) {
+  if (serves.includes('deliveries')) {
     workers.push(
       await Worker.create({
         ...common,
@@ -116,7 +116,7 @@ export async function createWorkers(
   return {
     async run() {
       // The queued-runs gauge is reported where runs are run.
-      const stopSampling = serves.has('runs')
+      const stopSampling = serves.includes('runs')
         ? sampleQueuedRuns(deps.prisma, metrics, (err) => deps.logger.warn({ err: err.message }, 'could not count queued runs'))
         : () => undefined;
       // One stopping (a signal, or a fatal error) stops the others too.

@@ -52,12 +52,12 @@ async function main(): Promise<void> {
     },
     connection,
   );
-  const serves = new Set(config.WORKER_TASK_QUEUES);
+  const serves = config.WORKER_TASK_QUEUES;
   // The reconciler's Schedule runs on the run queue; the outbox relay starts deliveries.
-  if (serves.has('runs')) {
+  if (serves.includes('runs')) {
     await ensureReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
   }
-  const relay = serves.has('deliveries')
+  const relay = serves.includes('deliveries')
     ? startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger })
     : undefined;
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
