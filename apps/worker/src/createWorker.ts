@@ -71,46 +71,28 @@ export async function createWorkers(
       ? { workflowBundle: { codePath: prebuilt } }
       : { workflowsPath };
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
+  // What both queues' activities are built over.
+  const shared = { prisma: deps.prisma, sql: deps.sql, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics };
   const workers: Worker[] = [];
   if (serves.includes('runs')) {
-    workers.push(
-      await Worker.create({
-        ...common,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        activities: createRunQueueActivities({
-          prisma: deps.prisma,
-          sql: deps.sql,
-          secretBox: deps.secretBox,
-          dispatcher,
-          webhooks: deps.webhooks,
-          reviewNotices: {
-            mailer: deps.webhooks.mailer,
-            links: deps.reviewLinks,
-            // Read when a mail is sent: an embedded gateway may learn its address after the worker starts.
-            get baseUrl() {
-              return config.BASE_URL;
-            },
-          },
-          temporal: { client: deps.temporalClient },
-          metrics,
-        }),
-      }),
-    );
+    const activities = createRunQueueActivities({
+      ...shared,
+      dispatcher,
+      reviewNotices: {
+        mailer: deps.webhooks.mailer,
+        links: deps.reviewLinks,
+        // Read when a mail is sent: an embedded gateway may learn its address after the worker starts.
+        get baseUrl() {
+          return config.BASE_URL;
+        },
+      },
+      temporal: { client: deps.temporalClient },
+    });
+    workers.push(await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE, activities }));
   }
   if (serves.includes('deliveries')) {
-    workers.push(
-      await Worker.create({
-        ...common,
-        taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
-        activities: createDeliveryQueueActivities({
-          prisma: deps.prisma,
-          sql: deps.sql,
-          secretBox: deps.secretBox,
-          webhooks: deps.webhooks,
-          metrics,
-        }),
-      }),
-    );
+    const activities = createDeliveryQueueActivities(shared);
+    workers.push(await Worker.create({ ...common, taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE, activities }));
   }
   const stopAll = () => workers.forEach(stop);
   return {

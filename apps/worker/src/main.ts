@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   logger.info(
     {
-      serves: config.WORKER_TASK_QUEUES,
+      serves,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deliveryTaskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
       namespace: config.TEMPORAL_NAMESPACE,
