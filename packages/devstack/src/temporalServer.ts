@@ -144,14 +144,65 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   for (const [key, value] of Object.entries(dynamicConfig)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
 
+  const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
+  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
+  const launch = { options, args, address, namespace, attributes: Object.keys(attributes), dbFile, deadline, log };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const started = await startOnce(launch);
+      const uiUrl = options.headless ? null : `http://${host.includes(':') ? `[${host}]` : host}:${uiPort}`;
+      return { address, namespace, uiUrl, ...started };
+    } catch (err) {
+      if (!(err instanceof DevServerPanic) || attempt >= STARTS_AFTER_A_PANIC) throw err;
+      log(`The Temporal dev server panicked while starting (${err.panic}); starting it again`);
+    }
+  }
+}
+
+/**
+ * How often a start is tried when the server panics while starting (a Go panic, exit code 2).
+ * One start in CI died so, its message pushed out of the log's tail by the goroutine dump. The
+ * CLI picks its internal ports (HTTP, metrics, the services' gRPC ports) by probing for free ones
+ * and binds them later, which another process on the machine can win in between; a new start
+ * picks new ones. Any other failure (the frontend port taken, a bad flag: an error message and
+ * exit code 1) is reported at once.
+ */
+const STARTS_AFTER_A_PANIC = 3;
+
+/** A start that ended in a Go panic: `panic` is the panic's first line. */
+class DevServerPanic extends Error {
+  constructor(
+    message: string,
+    readonly panic: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One start of the server, resolved once it answers; it throws DevServerPanic after a panic. */
+async function startOnce(l: {
+  options: TemporalDevServerOptions;
+  args: string[];
+  address: string;
+  namespace: string;
+  attributes: string[];
+  dbFile: string | undefined;
+  deadline: number;
+  log: Log;
+}): Promise<Pick<TemporalDevServer, 'pid' | 'exited' | 'stop'>> {
+  const { options, args, address, log, dbFile } = l;
   if (dbFile) await stopStaleServer(dbFile, log);
 
   const tail = new LineTail(60);
+  // A Go panic's first line, which a long goroutine dump pushes out of the tail.
+  let panic: string | undefined;
   const proc = spawnManaged(options.cliPath, args, { name: 'temporal', stopSignal: 'SIGTERM' });
   // stdout only carries the start banner (with "localhost" addresses we print better ourselves);
   // stderr carries the server log. Warnings while shutting down are expected noise.
   const onLine = (line: string, fromStderr: boolean): void => {
     tail.push(line);
+    if (panic === undefined && line.startsWith('panic: ')) panic = line;
     if (options.onServerLog) options.onServerLog(line);
     else if (fromStderr && line.trim() && !proc.isStopping()) log(`[temporal] ${line}`);
   };
@@ -162,21 +213,17 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     await proc.stop(15_000);
   };
 
-  const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
-  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
-  const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   let last = 'not started';
   for (;;) {
     if (proc.hasExited()) {
       const e = await proc.exited;
-      throw new Error(
-        `The Temporal dev server ${describeExit(e)} during startup (${options.cliPath} ${args.join(' ')}):\n${tail.toString()}`,
-      );
+      const message = `The Temporal dev server ${describeExit(e)} during startup (${options.cliPath} ${args.join(' ')}):\n${panic ? `${panic}\n…\n` : ''}${tail.toString()}`;
+      throw panic ? new DevServerPanic(message, panic) : new Error(message);
     }
-    const r = await probe(address, namespace, Object.keys(attributes));
+    const r = await probe(address, l.namespace, l.attributes);
     if (r.ok) break;
     last = r.reason;
-    if (Date.now() > deadline) {
+    if (Date.now() > l.deadline) {
       await stop();
       throw new Error(`The Temporal dev server did not become ready on ${address} in time (${last}):\n${tail.toString()}`);
     }
@@ -193,7 +240,5 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       }
     }
   }
-
-  const uiUrl = options.headless ? null : `http://${host.includes(':') ? `[${host}]` : host}:${uiPort}`;
-  return { address, namespace, uiUrl, pid: proc.pid, exited: proc.exited, stop };
+  return { pid: proc.pid, exited: proc.exited, stop };
 }
