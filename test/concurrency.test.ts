@@ -71,6 +71,44 @@ describe('concurrency limits', () => {
     }
   });
 
+  it("claims a local first step's slot in the step's own transaction; with none free, drops the step's result and waits queued", async () => {
+    const { key, workspaceId } = await limitedTenant(1);
+    const wf = await stack.apply(workspaceId, {
+      name: 'Local first',
+      slug: 'local-first',
+      steps: [
+        { key: 'shape', type: 'transform', expression: "{ 'i': input.i }" },
+        { key: 'hold', type: 'delay', duration: '3s' },
+      ],
+    });
+    const [first, second] = await startMany(key, wf.id, 2);
+    const view = (id: string) => stack.api('GET', `/api/v1/runs/${id}`, { key }).then((r) => r.body);
+    const firstRun = await waitFor(
+      () => view(first),
+      (r) => r.steps[1].status === 'running',
+    );
+    expect([firstRun.status, firstRun.steps[0].output]).toEqual(['running', { i: 0 }]);
+    // The slot's row and the step's were written by one transaction (PostgreSQL's xmin).
+    const writers = await stack.db.prisma.$queryRaw<Array<{ slot: string; step: string }>>`
+      SELECT s.xmin::text AS slot, st.xmin::text AS step FROM run_slots s JOIN run_steps st ON st.run_id = s.run_id AND st.key = 'shape'
+       WHERE s.run_id = ${first} AND s.holding`;
+    expect(writers).toHaveLength(1);
+    expect(writers[0].slot).toBe(writers[0].step);
+    // The second run ran its step, found no slot, and joined the line with nothing else written.
+    await waitFor(
+      () => stack.db.prisma.$queryRaw<Array<{ asked: boolean }>>`SELECT asked FROM run_slots WHERE run_id = ${second} AND NOT holding`,
+      (rows) => rows.length === 1 && rows[0].asked,
+    );
+    const queued = await view(second);
+    expect([queued.status, queued.steps[0].status, queued.steps[0].output]).toEqual(['queued', 'pending', null]);
+    // Let in once the first run ends: the step runs again, and the run goes on to its end.
+    const secondRun = await waitFor(
+      () => view(second),
+      (r) => r.status === 'succeeded',
+    );
+    expect([secondRun.steps[0].output, (await view(first)).status]).toEqual([{ i: 1 }, 'succeeded']);
+  });
+
   it('grants exactly the limit to concurrent claims, by creation order, and hands a freed slot to the next', async () => {
     const { key, workspaceId } = await limitedTenant(3);
     const wf = await stack.apply(workspaceId, slow(10, 'claims'));

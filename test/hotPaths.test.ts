@@ -259,3 +259,51 @@ describe('the Temporal side of a run start', () => {
     expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
   });
 });
+
+describe("a run's last local step and its ending", () => {
+  /** The transaction that last wrote the run's row, and each step's row (PostgreSQL's xmin). */
+  const writers = async (runId: string) =>
+    stack.db.prisma.$queryRaw<Array<{ key: string; step: string; run: string }>>`
+      SELECT s.key, s.xmin::text AS step, r.xmin::text AS run FROM run_steps s JOIN runs r ON r.id = s.run_id
+       WHERE r.id = ${runId} ORDER BY s.position`;
+
+  const runOf = async (definition: object, input: object) => {
+    const id = (await stack.apply(workspaceId, definition)).id;
+    const r = await api('POST', `/api/v1/workflows/${id}/runs`, { body: { input, wait: true } });
+    expect(r.status).toBe(201);
+    return r.body as { id: string; status: string; output: unknown; error: { code: string } | null };
+  };
+
+  it('are written in ONE transaction (one commit), the output expression evaluated on the step as stored', async () => {
+    const run = await runOf(greet, { name: 'one commit' });
+    expect([run.status, run.output]).toEqual(['succeeded', { greeting: 'hello one commit' }]);
+    const [shape] = await writers(run.id);
+    expect(shape.step).toBe(shape.run);
+  });
+
+  it('are one transaction after earlier steps, each of which commits on its own; and so is a failed last step', async () => {
+    const two = await runOf(
+      {
+        name: 'Two',
+        slug: 'two-local-steps',
+        steps: [
+          { key: 'a', type: 'transform', expression: "{ 'n': 1 }" },
+          { key: 'b', type: 'transform', expression: "{ 'n': steps.a.output.n + 1 }" },
+        ],
+      },
+      {},
+    );
+    expect([two.status, two.output]).toEqual(['succeeded', { n: 2 }]);
+    const [a, b] = await writers(two.id);
+    expect(b.step).toBe(b.run);
+    expect(a.step).not.toBe(a.run);
+
+    const failed = await runOf(
+      { name: 'Gate', slug: 'failing-gate', steps: [{ key: 'gate', type: 'condition', expression: 'input.ok = true' }] },
+      { ok: false },
+    );
+    expect([failed.status, failed.error?.code]).toEqual(['failed', 'condition_failed']);
+    const [gate] = await writers(failed.id);
+    expect(gate.step).toBe(gate.run);
+  });
+});

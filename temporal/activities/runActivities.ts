@@ -11,7 +11,7 @@ import {
   renderReviewText,
   reviewRequestMail,
 } from '@svc/domain';
-import type { ExpressionContext, Mailer, StepsData, StepWrite } from '@svc/domain';
+import type { AfterCommit, ExpressionContext, FinishRun, Mailer, StepsData, StepWrite } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
 import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
 import type { SvcMetrics } from './metrics';
@@ -26,6 +26,7 @@ import type {
   ResolveReviewInput,
   ReviewOutcome,
   RunError,
+  SlotRequest,
   TerminalRunStatus,
 } from '../shared/runTypes';
 import { STEP_FAILED_PERMANENTLY } from '../shared/runTypes';
@@ -39,6 +40,9 @@ interface RunContext {
   ctx: ExpressionContext;
   redact: <T>(v: T) => T;
 }
+
+/** Writes a step's end: alone, or with the run's (executeStep). */
+type SettleStep = (args: ExecuteStepInput, run: RunContext, w: StepWrite, result: ExecuteStepResult) => Promise<ExecuteStepResult>;
 
 /** Heartbeats while `fn` runs: how a cancellation reaches a long http step (API.md §12). */
 async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
@@ -101,9 +105,9 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     return { ctx, redact: <T>(v: T): T => redactSecrets(v, values) };
   }
 
-  /** `run` as it is once step `key` settled as `step` (null: fenced off, so unknown here). */
-  function withStep(run: RunContext, key: string, step: StepsData[string] | null): RunContext | undefined {
-    return step ? { ...run, ctx: { ...run.ctx, steps: { ...run.ctx.steps, [key]: step } } } : undefined;
+  /** `run` as it is once step `key` settled as `step`. */
+  function withStep(run: RunContext, key: string, step: StepsData[string]): RunContext {
+    return { ...run, ctx: { ...run.ctx, steps: { ...run.ctx.steps, [key]: step } } };
   }
 
   async function isSkipped(stepIf: string | undefined, ctx: ExpressionContext): Promise<boolean> {
@@ -118,10 +122,9 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
   /**
    * Runs one attempt of an http, transform or condition step. Transform and condition steps
    * run as local activities and are written once, at their end; an http step is marked
-   * running first, since it can take a while. With `readBack`, also returns the run's data as
-   * it is after the step (for the run's output expression, evaluated next without a re-read).
+   * running first, since it can take a while. `settle` writes the step's end (see executeStep).
    */
-  async function attemptStep(args: ExecuteStepInput, readBack = false): Promise<{ result: ExecuteStepResult; after?: RunContext }> {
+  async function attemptStep(args: ExecuteStepInput, settle: SettleStep = settleStep): Promise<ExecuteStepResult> {
     const { runId, step } = args;
     const info = Context.current().info;
     const attempt = info.attempt;
@@ -129,12 +132,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     const startedAt = new Date();
     const run = await contextFor(args.workspaceId, args.runId);
     const { ctx, redact } = run;
-    const settle = async (w: StepWrite, result: ExecuteStepResult) => {
-      const stored = await store.finishStep(runId, step.key, { ...w, readBack });
-      return { result, after: readBack ? withStep(run, step.key, stored) : undefined };
-    };
     try {
-      if (await isSkipped(step.if, ctx)) return await settle({ status: 'skipped', attempts: 0 }, { status: 'skipped' });
+      if (await isSkipped(step.if, ctx)) return await settle(args, run, { status: 'skipped', attempts: 0 }, { status: 'skipped' });
       let outcome: StepOutcome;
       if (step.type === 'http') {
         await store.startStep(runId, step.key, attempt);
@@ -146,6 +145,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       const over = outputOverLimit(output);
       if (over) throw new StepFailure({ code: `step_${over.code}`, message: `The step's ${over.message}` }, false);
       return await settle(
+        args,
+        run,
         { status: 'succeeded', attempts: attempt, startedAt, output, fence: attempt },
         { status: 'succeeded', ...(outcome.jumpTo ? { jumpTo: outcome.jumpTo } : {}) },
       );
@@ -156,6 +157,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       const error = redact(failure.error);
       const output = redact(failure.output);
       if (failure.retryable && !lastAttempt) {
+        // Its slot is otherwise claimed with the step's end: this attempt's writes need it first.
+        if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
         // A local step is otherwise written only at its end: show that it is under way.
         if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
         await store.stepAttemptFailed(runId, step.key, error, attempt);
@@ -165,21 +168,19 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       // A failed step keeps its output (an http error's response) only when it can be stored.
       const kept = output === undefined || outputOverLimit(output) ? null : output;
       return await settle(
+        args,
+        run,
         { status: 'failed', attempts: attempt, startedAt, output: kept, error, fence: attempt },
         { status: 'failed', error },
       );
     }
   }
 
-  /**
-   * Ends the run: works out its output, then one transaction holds the final status, the
-   * event, its deliveries and the slot's release; then the next runs are told and the
-   * deliveries started. `known`: the run's data, when the caller has it as it now is.
-   */
-  async function endRun(args: FinishRunInput, known?: RunContext): Promise<{ status: TerminalRunStatus }> {
+  /** How the run ends: its status, and its output worked out (`known`: the run's data as it now is, when the caller has it). */
+  async function runEnding(args: FinishRunInput, known?: RunContext): Promise<FinishRun> {
     let status: TerminalRunStatus = args.status;
     let error: RunError | null = args.error ?? null;
-    let output: { value: unknown } | { fromStep: string } | null = null;
+    let output: FinishRun['output'] = null;
     if (status === 'succeeded' && args.outputExpression) {
       const { ctx, redact } = known ?? (await contextFor(args.workspaceId, args.runId));
       try {
@@ -194,16 +195,60 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         error = redact({ code: expressionErrorCode(err), message: `output: ${(err as Error).message}`, step_key: null });
       }
     } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
-    const done = await store.finishRun({
-      runId: args.runId,
-      workspaceId: args.workspaceId,
-      status,
-      output,
-      error,
-      grantKey: args.grantKey,
-    });
+    return { runId: args.runId, workspaceId: args.workspaceId, status, output, error, grantKey: args.grantKey };
+  }
+
+  /** After an ending's commit: the next runs are told of their slot and the deliveries started. */
+  async function ended(args: SlotRequest, done: AfterCommit & { status: TerminalRunStatus }): Promise<{ status: TerminalRunStatus }> {
     await after.done(args.workspaceId, args.grantKey, done);
     return { status: done.status };
+  }
+
+  /** A step's end, written alone. */
+  async function settleStep(args: ExecuteStepInput, _run: RunContext, w: StepWrite, result: ExecuteStepResult): Promise<ExecuteStepResult> {
+    await store.finishStep(args.runId, args.step.key, w);
+    return result;
+  }
+
+  /**
+   * A local step's end, in one transaction with what the workflow asked of it: its slot's claim
+   * (the run's first step; the step ran before the claim, which is harmless for a transform or
+   * a condition, and its result is dropped when no slot is free) and the run's ending (its last
+   * step, unless it jumps), where the output expression sees the step as stored.
+   */
+  async function settleLocalStep(
+    args: ExecuteStepInput,
+    run: RunContext,
+    w: StepWrite,
+    result: ExecuteStepResult,
+  ): Promise<ExecuteStepResult> {
+    const end = args.finishRun && !(result.status === 'succeeded' && result.jumpTo) ? args.finishRun : undefined;
+    const failed = result.status === 'failed';
+    const ending: FinishRunInput | undefined = end && {
+      runId: args.runId,
+      workspaceId: args.workspaceId,
+      grantKey: end.grantKey,
+      outputExpression: end.outputExpression,
+      status: failed ? 'failed' : 'succeeded',
+      lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
+      error: failed ? { ...result.error, step_key: args.step.key } : undefined,
+    };
+    const readBack = Boolean(ending?.outputExpression);
+    const out = await store.settleLocalStep(
+      args.runId,
+      args.step.key,
+      { ...w, readBack },
+      {
+        claim: args.claim,
+        ending: ending && ((stored) => runEnding(ending, readBack ? withStep(run, args.step.key, stored) : undefined)),
+      },
+    );
+    if (args.claim && out.claim) await after.tell(args.workspaceId, out.claim.alsoGranted, args.claim.grantKey);
+    if (out.claim && !out.claim.granted) return { status: 'queued' };
+    if (!ending) return result;
+    // Fenced off (an earlier attempt settled the step): the run still ends, on its data as stored.
+    const done = out.end ?? (await store.finishRun(await runEnding(ending)));
+    return { ...result, run: await ended(ending, done) };
   }
 
   return {
@@ -222,29 +267,12 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     },
 
     /**
-     * Runs one attempt of an http, transform or condition step; when asked, also first takes
-     * the run's slot (its first step, run locally) and ends the run (its last step, run
-     * locally) in the same activity, each saving a local activity.
+     * Runs one attempt of an http, transform or condition step; when asked, also takes the
+     * run's slot (its first step, run locally) and ends the run (its last step, run locally) in
+     * the same activity, each saving a local activity, and in the step's transaction.
      */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
-      if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
-      const end = args.finishRun;
-      const { result, after: known } = await attemptStep(args, Boolean(end?.outputExpression));
-      if (!end || result.status === 'queued' || (result.status === 'succeeded' && result.jumpTo)) return result;
-      const failed = result.status === 'failed';
-      const { status } = await endRun(
-        {
-          runId: args.runId,
-          workspaceId: args.workspaceId,
-          grantKey: end.grantKey,
-          outputExpression: end.outputExpression,
-          status: failed ? 'failed' : 'succeeded',
-          lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
-          error: failed ? { ...result.error, step_key: args.step.key } : undefined,
-        },
-        known,
-      );
-      return { ...result, run: { status } };
+      return attemptStep(args, args.claim || args.finishRun ? settleLocalStep : settleStep);
     },
 
     /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
@@ -330,7 +358,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
      * event, its deliveries and the slot's release; then the next runs are told and the
      * deliveries started.
      */
-    finishRun: (args: FinishRunInput) => endRun(args),
+    finishRun: async (args: FinishRunInput) => ended(args, await store.finishRun(await runEnding(args))),
   };
 }
 

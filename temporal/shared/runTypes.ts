@@ -3,13 +3,14 @@ import type {
   ExpressionContext,
   LaunchRequest,
   RunError,
+  SlotRequest,
   StepDefinition,
   StepError,
   StepStatus,
   TerminalRunStatus,
 } from '@svc/domain';
 
-export type { RunError, StepError, StepStatus, TerminalRunStatus };
+export type { RunError, SlotRequest, StepError, StepStatus, TerminalRunStatus };
 export type RunStatus = 'queued' | 'running' | 'waiting_for_review' | TerminalRunStatus;
 
 /** An http step's activity must heartbeat within this; it beats every second while its request runs. */
@@ -73,13 +74,6 @@ export interface FinishStepInput {
   status: StepStatus;
   output?: unknown;
   error?: StepError | null;
-}
-
-export interface SlotRequest {
-  runId: string;
-  workspaceId: string;
-  /** Names this claim or release, the same on every retry (slots.ts). */
-  grantKey: string;
 }
 
 export interface FinishRunInput extends SlotRequest {

@@ -7,8 +7,8 @@ import { recordEventAndDeliveries } from '../webhooks/fanOut';
 import type { DeliveryRef } from '../webhooks/fanOut';
 import { getRun } from './readRuns';
 import { toReviewView } from './runView';
-import { releaseSlots } from './slots';
-import type { SlotGrant } from './slots';
+import { claimSlot, releaseSlots } from './slots';
+import type { SlotClaim, SlotGrant, SlotRequest } from './slots';
 import { sealedSecretsColumn } from '../secrets/secrets';
 import type { SealedSecret } from '../secrets/secrets';
 
@@ -77,6 +77,17 @@ export interface RunStoreObserver {
   runSettled(status: TerminalRunStatus): void;
 }
 
+/** Undoes settleLocalStep's transaction: its claim found no free slot. */
+class NoFreeSlot extends Error {}
+
+/** What finishStep's statement did: moved the run out of `queued` (1), and the step as written (null: fenced off). */
+interface WrittenStep {
+  started: number;
+  type: string | null;
+  seconds: number | null;
+  step: StepsData[string] | null;
+}
+
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 /** JSON for a jsonb parameter; null stays SQL NULL. */
@@ -135,6 +146,79 @@ export function createRunStore(
   /** The hot statements of a run's steps: prepared on the pool when the store has it. */
   const hot: SqlSource = opts.sql ?? prisma;
 
+  /** finishStep's statement, on the pool or in the caller's transaction. */
+  async function writeStep(db: SqlSource, runId: string, stepKey: string, w: StepWrite): Promise<WrittenStep> {
+    const [{ started, type, seconds, output }] = await rowsOf<{
+      started: number;
+      type: string | null;
+      seconds: number | null;
+      output: unknown;
+    }>(
+      db,
+      Prisma.sql`
+      WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
+                    WHERE id = ${runId} AND status = 'queued' RETURNING 1),
+      step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
+             started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
+             output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
+       WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
+         AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
+       RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds, output)
+      SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds,
+             CASE WHEN ${w.readBack ?? false} THEN step.output END AS output FROM (SELECT 1) one LEFT JOIN step ON true`,
+    );
+    return { started, type, seconds, step: type ? { output, status: w.status } : null };
+  }
+
+  /** A committed writeStep, told to the observer. */
+  function noteStepWritten(w: StepWrite, { started, type, seconds }: WrittenStep): void {
+    noteStart(started);
+    if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
+  }
+
+  /** finishRun's writes, in the caller's transaction; `settled`: this call gave the run its final status. */
+  async function settleIn(
+    tx: Tx | PreparedSql,
+    f: FinishRun,
+  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
+    const { runId, workspaceId } = f;
+    const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
+    const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
+    // One statement: a pending review is cancelled; unfinished steps end (cancelled with
+    // the run, or, when the run was ended from outside (terminated), the one in progress
+    // failed and the rest skipped); the run takes its final status unless it has one.
+    const [row] = await rowsOf<{ settled: TerminalRunStatus | null; current: string }>(
+      tx,
+      Prisma.sql`
+      WITH reviews_closed AS (
+        UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
+      steps_closed AS (
+        UPDATE run_steps SET
+               status = CASE WHEN ${f.status} = 'cancelled' THEN 'cancelled' WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
+               finished_at = CASE WHEN ${f.status} = 'cancelled' THEN (CASE WHEN started_at IS NOT NULL THEN now() END)
+                                  WHEN status = 'pending' THEN finished_at ELSE now() END
+         WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')),
+      settled AS (
+        UPDATE runs SET status = ${f.status}, finished_at = now(),
+               output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
+               error = ${jsonb(f.error)}::jsonb
+         WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+        RETURNING status)
+      SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`,
+    );
+    // Already settled (the first final status stands). The statement read the row as it was
+    // when it began: settled by a concurrent writer meanwhile, it is read again.
+    let status = row.settled ?? (row.current as TerminalRunStatus);
+    if (!TERMINAL.includes(status)) {
+      [{ status }] = await rowsOf<{ status: TerminalRunStatus }>(tx, Prisma.sql`SELECT status FROM runs WHERE id = ${runId}`);
+    }
+    // Per ending: a run re-run by a reset ends (and is announced) again.
+    const deliveries = await publishRunIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, runId);
+    // Last: the workspace's slot lock is held from here to the commit.
+    const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
+    return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
+  }
+
   return {
     /**
      * What a run's expressions see, in one query: its input, its settled steps' outputs, and
@@ -179,28 +263,49 @@ export function createRunStore(
      * stored), or null when the write was fenced off (an earlier attempt settled the step).
      */
     async finishStep(runId: string, stepKey: string, w: StepWrite): Promise<StepsData[string] | null> {
-      const [{ started, type, seconds, output }] = await rowsOf<{
-        started: number;
-        type: string | null;
-        seconds: number | null;
-        output: unknown;
-      }>(
-        hot,
-        Prisma.sql`
-        WITH run AS (UPDATE runs SET status = 'running', started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz, now())
-                      WHERE id = ${runId} AND status = 'queued' RETURNING 1),
-        step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
-               started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
-               output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
-         WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
-           AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
-         RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds, output)
-        SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds,
-               CASE WHEN ${w.readBack ?? false} THEN step.output END AS output FROM (SELECT 1) one LEFT JOIN step ON true`,
-      );
-      noteStart(started);
-      if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
-      return type ? { output, status: w.status } : null;
+      const written = await writeStep(hot, runId, stepKey, w);
+      noteStepWritten(w, written);
+      return written.step;
+    },
+
+    /**
+     * A local step's end in one transaction (one commit, not up to three): the step's write
+     * (finishStep's); with `ending` (the run's last step), the run's ending (finishRun's), which
+     * `ending` works out from the step as stored, e.g. the run's output expression; with `claim`
+     * (its first step), the run's slot. The claim comes last, so the workspace's slot lock is
+     * never held while an expression runs; when no slot is free the transaction is undone and
+     * the run joins the line alone (`claim.granted` false, the step's result dropped), unless a
+     * slot came free meanwhile. `step` is null when the write was fenced off (an earlier attempt
+     * settled the step); the run is not ended then.
+     */
+    async settleLocalStep(
+      runId: string,
+      stepKey: string,
+      w: StepWrite,
+      also: { claim?: SlotRequest; ending?: (step: StepsData[string]) => Promise<FinishRun> },
+    ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
+      const settle = () =>
+        inTransaction(opts.sql ?? prisma, async (tx) => {
+          const written = await writeStep(tx, runId, stepKey, w);
+          const ending = written.step && also.ending ? await also.ending(written.step) : undefined;
+          const claim = also.claim && (await claimSlot(tx, also.claim));
+          if (claim && !claim.granted) throw new NoFreeSlot();
+          const end = ending && (await settleIn(tx, ending));
+          return { written, claim, end };
+        });
+      let out: Awaited<ReturnType<typeof settle>>;
+      try {
+        out = await settle();
+      } catch (err) {
+        if (!(err instanceof NoFreeSlot)) throw err;
+        const claim = await claimSlot(opts.sql ?? prisma, also.claim!);
+        if (!claim.granted) return { claim, step: null };
+        // Let in since: it holds its slot now, so this claim is granted.
+        out = await settle();
+      }
+      noteStepWritten(w, out.written);
+      if (out.end?.settled) opts.observer?.runSettled(out.end.done.status);
+      return { claim: out.claim, step: out.written.step, end: out.end?.done };
     },
 
     /** Steps passed over by a condition's jump. */
@@ -299,47 +404,8 @@ export function createRunStore(
      * handed to the next in line, and the `run.<status>` event with its deliveries.
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
-      const { runId, workspaceId } = f;
-      let settled = 0;
-      const done = await inTransaction(opts.sql ?? prisma, async (tx) => {
-        const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
-        const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
-        // One statement: a pending review is cancelled; unfinished steps end (cancelled with
-        // the run, or, when the run was ended from outside (terminated), the one in progress
-        // failed and the rest skipped); the run takes its final status unless it has one.
-        const [row] = await rowsOf<{ settled: TerminalRunStatus | null; current: string }>(
-          tx,
-          Prisma.sql`
-          WITH reviews_closed AS (
-            UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
-          steps_closed AS (
-            UPDATE run_steps SET
-                   status = CASE WHEN ${f.status} = 'cancelled' THEN 'cancelled' WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
-                   finished_at = CASE WHEN ${f.status} = 'cancelled' THEN (CASE WHEN started_at IS NOT NULL THEN now() END)
-                                      WHEN status = 'pending' THEN finished_at ELSE now() END
-             WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')),
-          settled AS (
-            UPDATE runs SET status = ${f.status}, finished_at = now(),
-                   output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
-                   error = ${jsonb(f.error)}::jsonb
-             WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
-            RETURNING status)
-          SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`,
-        );
-        settled = row.settled ? 1 : 0;
-        // Already settled (the first final status stands). The statement read the row as it was
-        // when it began: settled by a concurrent writer meanwhile, it is read again.
-        let status = row.settled ?? (row.current as TerminalRunStatus);
-        if (!TERMINAL.includes(status)) {
-          [{ status }] = await rowsOf<{ status: TerminalRunStatus }>(tx, Prisma.sql`SELECT status FROM runs WHERE id = ${runId}`);
-        }
-        // Per ending: a run re-run by a reset ends (and is announced) again.
-        const deliveries = await publishRunIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, runId);
-        // Last: the workspace's slot lock is held from here to the commit.
-        const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
-        return { status, granted, deliveries };
-      });
-      if (settled > 0) opts.observer?.runSettled(done.status);
+      const { done, settled } = await inTransaction(opts.sql ?? prisma, (tx) => settleIn(tx, f));
+      if (settled) opts.observer?.runSettled(done.status);
       return done;
     },
   };

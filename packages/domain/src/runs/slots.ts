@@ -8,6 +8,14 @@ export interface SlotGrant {
   temporalWorkflowId: string;
 }
 
+/** A run asking for its slot, or giving it back. */
+export interface SlotRequest {
+  runId: string;
+  workspaceId: string;
+  /** Names this claim or release, the same on every retry (grantsOf). */
+  grantKey: string;
+}
+
 /** What a claim found: whether the run holds a slot, and which waiting runs it let in too. */
 export interface SlotClaim {
   granted: boolean;
@@ -40,7 +48,7 @@ export const QUEUE_CAP_PER_SLOT = 1_000;
  * A run asks for a slot: it joins the line (once, however often it asks) and every free slot
  * goes to the runs first in line. A run that is not granted one waits for a signal.
  */
-export async function claimSlot(db: SqlSource, args: { workspaceId: string; runId: string; grantKey: string }): Promise<SlotClaim> {
+export async function claimSlot(db: SqlSource, args: SlotRequest): Promise<SlotClaim> {
   // One statement, so its own transaction: the workspace's lock (every change to its slots
   // happens one at a time, whichever worker makes it, so the limit holds across all of them),
   // the run in line (since its creation, or again after a review; now asking), then the grant.
