@@ -81,6 +81,8 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
     TEMPORAL_TASK_QUEUE: `svc-faults-${randomBytes(3).toString('hex')}`,
     SVC_ENCRYPTION_KEY: encryptionKey.toString('hex'),
     LOG_LEVEL: 'info',
+    // Each worker its own metrics port (two run at once), whichever projects this run selected.
+    WORKER_METRICS_ADDRESS: '127.0.0.1:0',
     ...env,
   };
   const db = createDb(postgres!.databaseUrl, { max: 5 });
