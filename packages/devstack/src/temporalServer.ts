@@ -145,13 +145,14 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   args.push('--log-level', options.logLevel ?? 'warn', '--log-format', 'text', '--color', 'never');
 
   const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
-  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  const address = `${hostInUrl}:${options.port}`;
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   const launch = { options, args, address, namespace, attributes: Object.keys(attributes), dbFile, deadline, log };
   for (let attempt = 1; ; attempt++) {
     try {
       const started = await startOnce(launch);
-      const uiUrl = options.headless ? null : `http://${host.includes(':') ? `[${host}]` : host}:${uiPort}`;
+      const uiUrl = options.headless ? null : `http://${hostInUrl}:${uiPort}`;
       return { address, namespace, uiUrl, ...started };
     } catch (err) {
       if (!(err instanceof DevServerPanic) || attempt >= STARTS_AFTER_A_PANIC) throw err;

@@ -143,8 +143,8 @@ export function createRunStore(
     return publishIn(tx, workspaceId, type, dedupeKey, { ...toReviewView(review), run_id: review.runId });
   }
 
-  /** The hot statements of a run's steps: prepared on the pool when the store has it. */
-  const hot: SqlSource = opts.sql ?? prisma;
+  /** A run's hot statements and its transactions: on the pool's prepared statements when given. */
+  const hot = opts.sql ?? prisma;
 
   /** finishStep's statement, on the pool or in the caller's transaction. */
   async function writeStep(db: SqlSource, runId: string, stepKey: string, w: StepWrite): Promise<WrittenStep> {
@@ -285,7 +285,7 @@ export function createRunStore(
       also: { claim?: SlotRequest; ending?: (step: StepsData[string]) => Promise<FinishRun> },
     ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
       const settle = () =>
-        inTransaction(opts.sql ?? prisma, async (tx) => {
+        inTransaction(hot, async (tx) => {
           const written = await writeStep(tx, runId, stepKey, w);
           const ending = written.step && also.ending ? await also.ending(written.step) : undefined;
           const claim = also.claim && (await claimSlot(tx, also.claim));
@@ -298,7 +298,7 @@ export function createRunStore(
         out = await settle();
       } catch (err) {
         if (!(err instanceof NoFreeSlot)) throw err;
-        const claim = await claimSlot(opts.sql ?? prisma, also.claim!);
+        const claim = await claimSlot(hot, also.claim!);
         if (!claim.granted) return { claim, step: null };
         // Let in since: it holds its slot now, so this claim is granted.
         out = await settle();
@@ -404,7 +404,7 @@ export function createRunStore(
      * handed to the next in line, and the `run.<status>` event with its deliveries.
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
-      const { done, settled } = await inTransaction(opts.sql ?? prisma, (tx) => settleIn(tx, f));
+      const { done, settled } = await inTransaction(hot, (tx) => settleIn(tx, f));
       if (settled) opts.observer?.runSettled(done.status);
       return done;
     },
