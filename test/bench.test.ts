@@ -33,6 +33,15 @@ const EXPECTED_DETAILS = [
   /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery\)$/,
 ];
 
+/**
+ * The durable floor's figures (floor/durableApi.ts: Express, PostgreSQL and the Temporal client
+ * by hand), each measured beside the floor: its one-at-a-time latency and its throughput.
+ */
+const DURABLE_FLOOR_DETAILS: Array<[RegExp, RegExp]> = [
+  [/^one at a time, p50 \/ p95 \/ p99: durable floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
+  [/^runs finished\/s, \d+ callers: durable floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
+];
+
 interface ReportRow {
   id: string;
   title: string;
@@ -120,6 +129,11 @@ describe('npm run bench -- --quick', () => {
       expect(detail!.value).toMatch(/^\d+(\.\d+)?(×)? .*\d+(\.\d+)? ms/);
       expect(detail!.value).not.toMatch(/NaN|Infinity/);
       expect(stdout.split('\n').some((l) => l.startsWith(detail!.title))).toBe(true);
+    }
+    for (const [title, value] of DURABLE_FLOOR_DETAILS) {
+      const detail = report.details.find((d) => title.test(d.title));
+      expect({ title: String(title), value: detail?.value }).toEqual({ title: String(title), value: expect.stringMatching(value) });
+      expect(detail!.value).not.toMatch(/NaN|Infinity/);
     }
   }, 300_000);
 });

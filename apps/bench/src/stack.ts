@@ -23,7 +23,7 @@ import {
  * memory by default, see BenchStackOptions.temporalStore), both in a temp dir on free ports;
  * then the built worker and gateway as separate processes with their default settings, so
  * their memory can be read from outside, and the floor baseline's worker beside them on a task
- * queue of its own. Nothing here binds a fixed port.
+ * queue of its own, with the durable floor's API in front of it. Nothing here binds a fixed port.
  */
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -33,6 +33,8 @@ const WORKER_MAIN = path.join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
 const BARE_ROUTE = path.join(__dirname, 'bareRoute.js');
 /** The floor baseline's own worker (floor/worker.ts). */
 const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.js');
+/** The durable floor's API (floor/durableApi.ts), running its runs on the floor worker. */
+const DURABLE_FLOOR_API = path.join(__dirname, 'floor', 'durableApi.js');
 
 export interface AppProcess {
   name: string;
@@ -58,9 +60,12 @@ export interface BenchStack {
   apiUrl: string;
   /** The bare Express route, in a process of its own (http://127.0.0.1:port). */
   bareUrl: string;
+  /** The durable floor's API (http://127.0.0.1:port): `POST /runs` (floor/durableApi.ts). */
+  durableFloorUrl: string;
   gateway: AppProcess;
   worker: AppProcess;
   floor: AppProcess;
+  durableFloor: AppProcess;
   /** The environment the apps run with (the bench reads the same config). */
   appEnv: NodeJS.ProcessEnv;
   /** Throws when an app process has died. */
@@ -133,7 +138,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
   };
 
   try {
-    for (const f of [GATEWAY_MAIN, WORKER_MAIN, BARE_ROUTE, FLOOR_WORKER]) {
+    for (const f of [GATEWAY_MAIN, WORKER_MAIN, BARE_ROUTE, FLOOR_WORKER, DURABLE_FLOOR_API]) {
       if (!existsSync(f)) throw new Error(`${path.relative(REPO_ROOT, f)} is missing: run \`npm run build\` first.`);
     }
     const cliPath = await ensureTemporalCli(say);
@@ -143,7 +148,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       taken.add(p);
       return p;
     };
-    const [pgPort, temporalPort, apiPort, barePort] = [await port(), await port(), await port(), await port()];
+    const [pgPort, temporalPort, apiPort, barePort, durablePort] = [await port(), await port(), await port(), await port(), await port()];
     const namespace = 'default';
     say(`starting PostgreSQL (127.0.0.1:${pgPort}) and the Temporal dev server (127.0.0.1:${temporalPort}) in ${dataDir}`);
     const [pg, temporal] = await Promise.allSettled([
@@ -209,7 +214,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       startApp(
         'floor',
         floorArgs,
-        { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret },
+        { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret, DATABASE_URL: databaseUrl },
         path.join(dataDir, 'floor.log'),
         'floor worker running',
       ),
@@ -234,6 +239,21 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       'bare route listening',
     );
     stops.push(() => bare.proc.stop(5_000));
+    const durableFloor = await startApp(
+      'durable-floor',
+      [...GATEWAY_NODE_FLAGS, DURABLE_FLOOR_API],
+      {
+        ...process.env,
+        DURABLE_FLOOR_PORT: String(durablePort),
+        DATABASE_URL: databaseUrl,
+        TEMPORAL_ADDRESS: temporal.value.address,
+        TEMPORAL_NAMESPACE: namespace,
+        FLOOR_TASK_QUEUE: floorTaskQueue,
+      },
+      path.join(dataDir, 'durable-floor.log'),
+      'durable floor listening',
+    );
+    stops.push(() => durableFloor.proc.stop(5_000));
 
     return {
       dataDir,
@@ -247,12 +267,14 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       encryptionKey,
       apiUrl,
       bareUrl: `http://127.0.0.1:${barePort}`,
+      durableFloorUrl: `http://127.0.0.1:${durablePort}`,
       gateway,
       worker,
       floor,
+      durableFloor,
       appEnv,
       assertAlive() {
-        for (const app of [gateway, worker, floor, bare]) {
+        for (const app of [gateway, worker, floor, bare, durableFloor]) {
           if (app.proc.hasExited()) throw new Error(`the ${app.name} died during the bench:\n${tail(app.logFile)}`);
         }
       },

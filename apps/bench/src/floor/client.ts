@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { request } from 'undici';
 import { BENCH_INPUT } from '../fixtures';
 import { EXECUTE_TIMEOUT_MS } from '../sdk';
 import { floorDeliveryId } from './deliveryActivities';
+import type { Greeting } from './activities';
 import type { floorActivity, floorLocalActivity, floorRunWithDelivery } from './workflows';
 
 /** Both floor workflows take and answer the same. */
@@ -71,4 +73,17 @@ export class FloorBaseline {
     if (result.greeting !== `hello ${BENCH_INPUT.name}`) throw new Error(`${type} answered ${JSON.stringify(result)}`);
     return workflowId;
   }
+}
+
+/** One run through the durable floor's API (durableApi.ts), as a `wait: true` caller makes it. */
+export function durableFloorRun(durableFloorUrl: string): () => Promise<void> {
+  const body = JSON.stringify({ input: BENCH_INPUT });
+  return async () => {
+    const res = await request(`${durableFloorUrl}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await res.body.text();
+    const run = res.statusCode === 201 ? (JSON.parse(text) as { status: string; output: Greeting | null }) : undefined;
+    if (run?.status !== 'succeeded' || run.output?.greeting !== `hello ${BENCH_INPUT.name}`) {
+      throw new Error(`the durable floor answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    }
+  };
 }

@@ -2,7 +2,8 @@
 /**
  * The floor's own worker process, started by the bench (stack.ts) beside svc's worker:
  * `node floor/worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D`,
- * with the webhook signing secret in FLOOR_WEBHOOK_SECRET. SDK defaults throughout, as svc's
+ * with the webhook signing secret in FLOOR_WEBHOOK_SECRET and the durable floor's database in
+ * DATABASE_URL (durableStore.ts). SDK defaults throughout, as svc's
  * worker (apps/worker createWorkers) runs with them: one Worker for the runs, one for the
  * webhook deliveries on their own task queue (as svc's), sharing one workflow bundle built from
  * source at startup, and a Client through which a run's activity starts its delivery workflow.
@@ -11,8 +12,10 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Pool } from 'pg';
 import { floorActivities } from './activities';
 import { createFloorDeliveryActivities } from './deliveryActivities';
+import { createDurableFloorActivities } from './durableStore';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -24,10 +27,13 @@ async function main(): Promise<void> {
     },
   });
   const { address, namespace, 'task-queue': taskQueue, 'delivery-task-queue': deliveryTaskQueue } = values;
-  const secret = process.env.FLOOR_WEBHOOK_SECRET;
-  if (!address || !namespace || !taskQueue || !deliveryTaskQueue || !secret) {
-    throw new Error('usage: FLOOR_WEBHOOK_SECRET=… worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D');
+  const { FLOOR_WEBHOOK_SECRET: secret, DATABASE_URL: databaseUrl } = process.env;
+  if (!address || !namespace || !taskQueue || !deliveryTaskQueue || !secret || !databaseUrl) {
+    throw new Error(
+      'usage: FLOOR_WEBHOOK_SECRET=… DATABASE_URL=… worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D',
+    );
   }
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const [connection, clientConnection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
   const client = new Client({ connection: clientConnection, namespace });
   const deliveryActivities = createFloorDeliveryActivities({ client, deliveryTaskQueue, secret });
@@ -36,12 +42,12 @@ async function main(): Promise<void> {
   const runs = await Worker.create({
     ...common,
     taskQueue,
-    activities: { ...floorActivities, greetAndNotify: deliveryActivities.greetAndNotify },
+    activities: { ...floorActivities, ...createDurableFloorActivities(pool), greetAndNotify: deliveryActivities.greetAndNotify },
   });
   const deliveries = await Worker.create({ ...common, taskQueue: deliveryTaskQueue, activities: { deliver: deliveryActivities.deliver } });
   process.stdout.write(`floor worker running on ${taskQueue} and ${deliveryTaskQueue}\n`);
   await Promise.all([runs.run(), deliveries.run()]);
-  await Promise.all([connection.close(), clientConnection.close()]);
+  await Promise.all([connection.close(), clientConnection.close(), pool.end()]);
 }
 
 main().catch((err) => {

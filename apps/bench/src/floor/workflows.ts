@@ -1,12 +1,14 @@
 /**
  * The performance floor (DESIGN.md): what a user would write by hand with the Temporal SDK for
  * the bench's one-step transform workflow, in its two shapes, and for the same transform
- * followed by a signed webhook of its result, delivered by a workflow of its own. Bundled by
+ * followed by a signed webhook of its result, delivered by a workflow of its own; and the durable
+ * floor's, whose run lives in PostgreSQL. Bundled by
  * floor/worker.ts.
  */
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';
 import type { DeliveryInput, FloorDeliveryActivities } from './deliveryActivities';
+import type { DurableFloorActivities } from './durableStore';
 
 const options = { startToCloseTimeout: '10 seconds' } as const;
 const local = proxyLocalActivities<FloorActivities>(options);
@@ -20,6 +22,13 @@ export async function floorLocalActivity(input: GreetInput): Promise<Greeting> {
 /** The transform as one regular activity. */
 export async function floorActivity(input: GreetInput): Promise<Greeting> {
   return regular.greet(input);
+}
+
+const stored = proxyLocalActivities<DurableFloorActivities>(options);
+
+/** The durable floor (durableApi.ts): the run's id in, its input and output in PostgreSQL. */
+export async function floorDurable(input: { runId: string }): Promise<Greeting> {
+  return stored.greetStored(input.runId);
 }
 
 const withDelivery = proxyLocalActivities<FloorDeliveryActivities>(options);

@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { BenchContext } from '../context';
 import { authHeaders } from '../context';
+import { durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { assertClean, fnLoad, rotate } from '../load';
@@ -16,7 +17,7 @@ const SDK_RUNS_PER_SEC = 250;
  * Runs finished per second: `finishCallers` concurrent `wait: true` callers in a closed loop
  * (each sends its next run as soon as the last one came back) against as many callers of the
  * floor's `client.workflow.execute`, and of svc's own run workflow executed straight through
- * the SDK. Every side is the same loop (fnLoad): after `finishSec` no caller starts another
+ * the SDK, and of the durable floor's `POST /runs` (floor/durableApi.ts). Every side is the same loop (fnLoad): after `finishSec` no caller starts another
  * run, and the runs in flight are awaited and counted, so a side whose runs take longer than
  * the window is still measured (autocannon would drop them). svc's sides each have a workspace.
  */
@@ -51,11 +52,13 @@ export async function finishRunsScenario(ctx: BenchContext) {
   const r = await rotate(p.rounds, {
     floorLocal: () => fnLoad(floor.executeLocal, load),
     floorActivity: () => fnLoad(floor.executeActivity, load),
+    durableFloor: () => fnLoad(durableFloorRun(stack.durableFloorUrl), load),
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
   assertClean(`floor execute (local activity), ${callers} callers`, r.floorLocal);
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
+  assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
   assertClean(`SDK execute of runWorkflow, ${callers} callers`, r.sdk);
   assertClean(`API wait: true, ${callers} callers`, r.api);
   // Only runs that came back `succeeded` count as finished (a wait that timed out does not).
@@ -77,13 +80,23 @@ export async function finishRunsScenario(ctx: BenchContext) {
       title: `runs finished/s, ${callers} callers: floor local activity; floor activity; SDK execute of svc runWorkflow`,
       value: `${round(r.floorLocal.perSecond, 1)}; ${round(r.floorActivity.perSecond, 1)}; ${round(r.sdk.perSecond, 1)} /s`,
     },
+    {
+      title: `runs finished/s, ${callers} callers: durable floor (Express, PostgreSQL, execute; against the floor)`,
+      value: `${round(r.durableFloor.perSecond, 1)} /s (${round(r.durableFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
+    },
     { title: `wait: true answers not yet succeeded, ${callers} callers`, value: String(apiOther) },
   ];
   return {
     rows,
     details,
     raw: {
-      perSecond: { api: apiPerSecond, floorLocal: r.floorLocal.perSecond, floorActivity: r.floorActivity.perSecond, sdk: r.sdk.perSecond },
+      perSecond: {
+        api: apiPerSecond,
+        floorLocal: r.floorLocal.perSecond,
+        floorActivity: r.floorActivity.perSecond,
+        durableFloor: r.durableFloor.perSecond,
+        sdk: r.sdk.perSecond,
+      },
       apiNotSucceeded: apiOther,
     },
     floorPerSecond: r.floorLocal.perSecond,

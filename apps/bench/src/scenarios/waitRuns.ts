@@ -1,4 +1,5 @@
 import type { BenchContext } from '../context';
+import { durableFloorRun } from '../floor/client';
 import { runsLoad } from '../context';
 import type { Tenant } from '../fixtures';
 import { describeShape, historyShape } from '../history';
@@ -13,7 +14,8 @@ import type { LatencySummary } from '../stats';
  * A whole run, start to result, one at a time: `POST …/runs` with `wait: true` for the one-step
  * transform workflow against the floor (`client.workflow.execute` of the hand-written workflow
  * with one local activity; and with one regular activity), and against svc's own run workflow
- * executed straight through the SDK (what the gateway adds on top of the workflow). Every API
+ * executed straight through the SDK (what the gateway adds on top of the workflow), and against
+ * the durable floor (floor/durableApi.ts: the least a durable HTTP API on Temporal does). Every API
  * answer must be the run, `succeeded`. One history of each kind is read and counted.
  */
 export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
@@ -40,6 +42,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   const sides = (amount: number) => ({
     floorLocal: () => fnLoad(floor.executeLocal, { concurrency: 1, amount }),
     floorActivity: () => fnLoad(floor.executeActivity, { concurrency: 1, amount }),
+    durableFloor: () => fnLoad(durableFloorRun(stack.durableFloorUrl), { concurrency: 1, amount }),
     sdk: () => sdkSide(amount),
     api: () => api(amount),
   });
@@ -50,6 +53,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   const r = await rotate(p.rounds, sides(p.waitAmount));
   assertClean('floor execute (local activity)', r.floorLocal);
   assertClean('floor execute (activity)', r.floorActivity);
+  assertClean('durable floor POST /runs', r.durableFloor);
   assertClean('SDK execute of runWorkflow', r.sdk);
   assertClean('API wait: true', r.api);
   if (notSucceeded) throw new Error(`wait: true answered ${notSucceeded} runs that had not succeeded`);
@@ -57,6 +61,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   const l = {
     floorLocal: summarize(r.floorLocal.latencies),
     floorActivity: summarize(r.floorActivity.latencies),
+    durableFloor: summarize(r.durableFloor.latencies),
     sdk: summarize(r.sdk.latencies),
     api: summarize(r.api.latencies),
   };
@@ -84,6 +89,10 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     { title: 'one at a time, p50 / p95 / p99: SDK execute of svc runWorkflow', value: ms(l.sdk) },
     { title: 'one at a time, p50 / p95 / p99: floor execute, local activity', value: ms(l.floorLocal) },
     { title: 'one at a time, p50 / p95 / p99: floor execute, activity', value: ms(l.floorActivity) },
+    {
+      title: 'one at a time, p50 / p95 / p99: durable floor (Express, PostgreSQL, execute; its p50 against the floor)',
+      value: `${ms(l.durableFloor)} (${round(l.durableFloor.p50 / l.floorLocal.p50, 2)}×)`,
+    },
     { title: 'history of one run: svc (wait: true)', value: describeShape(shapes.api) },
     { title: 'history of one run: svc runWorkflow through the SDK', value: describeShape(shapes.sdk) },
     { title: 'history of one run: floor, local activity', value: describeShape(shapes.floorLocal) },

@@ -1,0 +1,34 @@
+/**
+ * The durable floor's state (DESIGN.md's floor, plus what any durable API must do): each run a
+ * row in PostgreSQL, in a schema of the bench's own in svc's database. Its workflow carries the
+ * run's id, not its data (as svc's does); its one local activity reads the input and writes the
+ * output and status back, two statements on a plain `pg` pool.
+ */
+import type { Pool } from 'pg';
+import { floorActivities } from './activities';
+import type { GreetInput, Greeting } from './activities';
+
+export const DURABLE_FLOOR_SCHEMA = `
+  CREATE SCHEMA IF NOT EXISTS bench_floor;
+  CREATE TABLE IF NOT EXISTS bench_floor.runs (
+    id text PRIMARY KEY,
+    input jsonb NOT NULL,
+    status text NOT NULL,
+    output jsonb,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz
+  )`;
+
+export function createDurableFloorActivities(pool: Pool) {
+  return {
+    async greetStored(runId: string): Promise<Greeting> {
+      const { rows } = await pool.query<{ input: GreetInput }>('SELECT input FROM bench_floor.runs WHERE id = $1', [runId]);
+      if (!rows[0]) throw new Error(`run ${runId} not found`);
+      const output = await floorActivities.greet(rows[0].input);
+      await pool.query(`UPDATE bench_floor.runs SET status = 'succeeded', output = $2, finished_at = now() WHERE id = $1`, [runId, output]);
+      return output;
+    },
+  };
+}
+
+export type DurableFloorActivities = ReturnType<typeof createDurableFloorActivities>;
