@@ -124,7 +124,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
    * run as local activities and are written once, at their end; an http step is marked
    * running first, since it can take a while. `settle` writes the step's end (see executeStep).
    */
-  async function attemptStep(args: ExecuteStepInput, settle: SettleStep = settleStep): Promise<ExecuteStepResult> {
+  async function attemptStep(args: ExecuteStepInput, settle: SettleStep): Promise<ExecuteStepResult> {
     const { runId, step } = args;
     const info = Context.current().info;
     const attempt = info.attempt;

@@ -3,10 +3,10 @@
  * The floor's own worker process, started by the bench (stack.ts) beside svc's worker:
  * `node floor/worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D`,
  * with the webhook signing secret in FLOOR_WEBHOOK_SECRET and the durable floor's database in
- * DATABASE_URL (durableStore.ts). SDK defaults throughout, as svc's
- * worker (apps/worker createWorkers) runs with them: one Worker for the runs, one for the
- * webhook deliveries on their own task queue (as svc's), sharing one workflow bundle built from
- * source at startup, and a Client through which a run's activity starts its delivery workflow.
+ * DATABASE_URL (durableStore.ts). SDK defaults throughout, as svc's worker (apps/worker
+ * createWorkers) runs with them: one Worker for the runs, one for the webhook deliveries on
+ * their own task queue (as svc's), sharing one workflow bundle built from source at startup,
+ * and a Client through which a run's activity starts its delivery workflow.
  * The Workers stop by themselves on SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';

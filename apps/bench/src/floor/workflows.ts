@@ -2,8 +2,7 @@
  * The performance floor (DESIGN.md): what a user would write by hand with the Temporal SDK for
  * the bench's one-step transform workflow, in its two shapes, and for the same transform
  * followed by a signed webhook of its result, delivered by a workflow of its own; and the durable
- * floor's, whose run lives in PostgreSQL. Bundled by
- * floor/worker.ts.
+ * floor's, whose run lives in PostgreSQL. Bundled by floor/worker.ts.
  */
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';

@@ -16,10 +16,11 @@ const SDK_RUNS_PER_SEC = 250;
 /**
  * Runs finished per second: `finishCallers` concurrent `wait: true` callers in a closed loop
  * (each sends its next run as soon as the last one came back) against as many callers of the
- * floor's `client.workflow.execute`, and of svc's own run workflow executed straight through
- * the SDK, and of the durable floor's `POST /runs` (floor/durableApi.ts). Every side is the same loop (fnLoad): after `finishSec` no caller starts another
- * run, and the runs in flight are awaited and counted, so a side whose runs take longer than
- * the window is still measured (autocannon would drop them). svc's sides each have a workspace.
+ * floor's `client.workflow.execute`, of svc's own run workflow executed straight through the
+ * SDK, and of the durable floor's `POST /runs` (floor/durableApi.ts). Every side is the same
+ * loop (fnLoad): after `finishSec` no caller starts another run, and the runs in flight are
+ * awaited and counted, so a side whose runs take longer than the window is still measured
+ * (autocannon would drop them). svc's sides each have a workspace.
  */
 export async function finishRunsScenario(ctx: BenchContext) {
   const { profile: p, stack, floor } = ctx;
