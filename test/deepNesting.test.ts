@@ -3,6 +3,8 @@ import { call } from './helpers/http';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { startEchoServer } from './helpers/echoServer';
+import { runToSettle } from './helpers/runs';
+import type { Tenant } from './helpers/tenants';
 
 /**
  * Deep data that never passed the gateway's 422 (issue 14 item 9): a receiver's answer, a
@@ -13,13 +15,15 @@ const LEVELS = 100_000;
 const deepBody = '['.repeat(LEVELS) + ']'.repeat(LEVELS);
 
 let stack: TestStack;
+let tenant: Tenant;
 let key: string;
 let workspaceId: string;
 let receiver: Awaited<ReturnType<typeof startEchoServer>>;
 
 beforeAll(async () => {
   stack = await startStack({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
-  ({ key, workspaceId } = await stack.tenant());
+  tenant = await stack.tenant();
+  ({ key, workspaceId } = tenant);
   // `/deep` answers 100,000 nested arrays; `/deep-error` the same with a 500; anything else is shallow.
   receiver = await startEchoServer((req, res) => {
     const deep = req.url.startsWith('/deep');
@@ -32,21 +36,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function run(definition: Record<string, unknown>) {
-  const wf = await stack.apply(workspaceId, definition);
-  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
-  expect(r.status).toBe(201);
-  let view = r.body;
-  // `wait` may give up under load; poll until the run has ended.
-  while (!['succeeded', 'failed', 'cancelled'].includes(view.status)) {
-    await new Promise((res) => setTimeout(res, 250));
-    const read = await stack.api('GET', `/api/v1/runs/${view.id}`, { key });
-    expect(read.status).toBe(200);
-    view = read.body;
-  }
-  return view;
-}
-
 const http = (path: string) => ({
   name: path,
   slug: `http${path.replace('/', '-')}`,
@@ -54,7 +43,7 @@ const http = (path: string) => ({
 });
 
 it('an http step answered with 100,000 nested levels fails step_output_too_deep; the worker serves the next run; the run reads back', async () => {
-  const failed = await run(http('/deep'));
+  const failed = await runToSettle(stack, tenant, http('/deep'));
   expect(failed).toMatchObject({ status: 'failed', error: { code: 'step_output_too_deep', step_key: 'fetch' } });
   expect(failed.error.message).toBe("The step's output is nested deeper than 64 levels");
   expect(failed.steps[0]).toMatchObject({ status: 'failed', attempts: 1, output: null, error: { code: 'step_output_too_deep' } });
@@ -65,12 +54,12 @@ it('an http step answered with 100,000 nested levels fails step_output_too_deep;
   const list = await stack.api('GET', `/api/v1/workflows/${failed.workflow_id}/runs`, { key });
   expect(list.status).toBe(200);
 
-  const next = await run(http('/shallow'));
+  const next = await runToSettle(stack, tenant, http('/shallow'));
   expect(next).toMatchObject({ status: 'succeeded', output: { status: 200, body: { ok: true } } });
 });
 
 it('an error answer nested 100,000 deep fails on its status, without keeping the body', async () => {
-  const failed = await run(http('/deep-error'));
+  const failed = await runToSettle(stack, tenant, http('/deep-error'));
   expect(failed).toMatchObject({ status: 'failed', error: { code: 'http_status', step_key: 'fetch' } });
   expect(failed.steps[0]).toMatchObject({ status: 'failed', output: null });
 });
@@ -78,11 +67,19 @@ it('an error answer nested 100,000 deep fails on its status, without keeping the
 it('a transform output or a run output deeper than 64 levels fails with its own code; 64 levels pass', async () => {
   // {"a": {"a": … {}}}, `levels` deep (objects: JSONata flattens nested array constructors).
   const objects = (levels: number) => `$reduce([1..${levels - 1}], function($acc, $v){ {'a': $acc} }, {})`;
-  const ok = await run({ name: 'ok', slug: 'deep-ok', steps: [{ key: 't', type: 'transform', expression: objects(64) }] });
+  const ok = await runToSettle(stack, tenant, {
+    name: 'ok',
+    slug: 'deep-ok',
+    steps: [{ key: 't', type: 'transform', expression: objects(64) }],
+  });
   expect(ok.status).toBe('succeeded');
-  const step = await run({ name: 'step', slug: 'deep-step', steps: [{ key: 't', type: 'transform', expression: objects(65) }] });
+  const step = await runToSettle(stack, tenant, {
+    name: 'step',
+    slug: 'deep-step',
+    steps: [{ key: 't', type: 'transform', expression: objects(65) }],
+  });
   expect(step).toMatchObject({ status: 'failed', error: { code: 'step_output_too_deep', step_key: 't' } });
-  const output = await run({
+  const output = await runToSettle(stack, tenant, {
     name: 'out',
     slug: 'deep-out',
     steps: [{ key: 't', type: 'transform', expression: '1' }],
@@ -91,7 +88,7 @@ it('a transform output or a run output deeper than 64 levels fails with its own 
   expect(output).toMatchObject({ status: 'failed', error: { code: 'output_too_deep', step_key: null } });
   expect(output.steps[0]).toMatchObject({ status: 'succeeded', output: 1 });
   // Past the 200 levels an expression result may have, the sandbox refuses it.
-  const built = await run({
+  const built = await runToSettle(stack, tenant, {
     name: 'built',
     slug: 'deep-built',
     steps: [{ key: 't', type: 'transform', expression: '1' }],

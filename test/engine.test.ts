@@ -2,19 +2,20 @@ import { setSecret } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { json, startEchoServer } from './helpers/echoServer';
+import { runToSettle } from './helpers/runs';
+import type { Tenant } from './helpers/tenants';
 
 const TOKEN = 'tok_9f8e7d6c5b4a39281706';
 let stack: TestStack;
-let key: string;
-let workspaceId: string;
+let tenant: Tenant;
 let echo: Awaited<ReturnType<typeof startEchoServer>>;
 let failuresLeft = 0;
 
 beforeAll(async () => {
   // The operator allowlist lets http steps reach the local test server on loopback.
   stack = await startStack({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
-  ({ key, workspaceId } = await stack.tenant());
-  await setSecret(stack.db.prisma, stack.box, { workspaceId, name: 'TOKEN', value: TOKEN });
+  tenant = await stack.tenant();
+  await setSecret(stack.db.prisma, stack.box, { workspaceId: tenant.workspaceId, name: 'TOKEN', value: TOKEN });
   echo = await startEchoServer((req, res) => {
     if (req.url.startsWith('/flaky') && failuresLeft > 0) {
       failuresLeft--;
@@ -44,16 +45,11 @@ afterAll(async () => {
   await stack.stop();
 });
 
-async function runToEnd(definition: unknown, input: Record<string, unknown> = {}) {
-  const wf = await stack.apply(workspaceId, definition);
-  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input, wait: true } });
-  expect(r.status).toBe(201);
-  return r.body;
-}
-
 describe('run engine', () => {
   it('calls http steps with templates and removes every secret from outputs', async () => {
-    const run = await runToEnd(
+    const run = await runToSettle(
+      stack,
+      tenant,
       {
         name: 'Call',
         slug: 'call',
@@ -94,7 +90,7 @@ describe('run engine', () => {
   });
 
   it('removes secrets from error messages', async () => {
-    const run = await runToEnd({
+    const run = await runToSettle(stack, tenant, {
       name: 'Leak',
       slug: 'leak',
       steps: [{ key: 'boom', type: 'transform', expression: "$error('token was ' & secrets.TOKEN)" }],
@@ -110,7 +106,7 @@ describe('run engine', () => {
       { key: 'pause', type: 'delay', duration: '1s', if: leak },
       { key: 'pause', type: 'review', title: 'Check', assignees: ['ops@example.test'], if: leak },
     ]) {
-      const run = await runToEnd({ name: `Leak ${step.type}`, slug: `leak-if-${step.type}`, steps: [step] });
+      const run = await runToSettle(stack, tenant, { name: `Leak ${step.type}`, slug: `leak-if-${step.type}`, steps: [step] });
       // With the expression's own code, as a transform's failure has (not a generic step_failed).
       expect(run).toMatchObject({
         status: 'failed',
@@ -130,7 +126,7 @@ describe('run engine', () => {
 
   it('retries a step under its retry policy and records the attempts', async () => {
     failuresLeft = 2;
-    const run = await runToEnd({
+    const run = await runToSettle(stack, tenant, {
       name: 'Flaky',
       slug: 'flaky',
       steps: [{ key: 'call', type: 'http', url: `${echo.url}/flaky`, retry: { max_attempts: 3, backoff: 'fixed', interval: '100ms' } }],
@@ -141,7 +137,7 @@ describe('run engine', () => {
 
   it('fails the run when the attempts run out, naming the step', async () => {
     failuresLeft = 5;
-    const run = await runToEnd({
+    const run = await runToSettle(stack, tenant, {
       name: 'Down',
       slug: 'down',
       steps: [
@@ -159,7 +155,7 @@ describe('run engine', () => {
   });
 
   it('accepts a non-2xx status listed in allow_status', async () => {
-    const run = await runToEnd({
+    const run = await runToSettle(stack, tenant, {
       name: 'Allow',
       slug: 'allow',
       steps: [{ key: 'call', type: 'http', url: `${echo.url}/missing`, allow_status: [404] }],
@@ -169,7 +165,9 @@ describe('run engine', () => {
   });
 
   it('skips a step whose `if` is false, jumps on a failed condition with `else`, and sleeps durably', async () => {
-    const run = await runToEnd(
+    const run = await runToSettle(
+      stack,
+      tenant,
       {
         name: 'Flow',
         slug: 'flow',
@@ -196,7 +194,7 @@ describe('run engine', () => {
   });
 
   it('ends the run failed with condition_failed and the message when a condition has no else', async () => {
-    const run = await runToEnd({
+    const run = await runToSettle(stack, tenant, {
       name: 'Gate',
       slug: 'gate',
       steps: [
@@ -211,15 +209,19 @@ describe('run engine', () => {
   });
 
   it('records one run event per finished run, carrying the run with its steps and secrets removed', async () => {
-    const ok = await runToEnd({
+    const ok = await runToSettle(stack, tenant, {
       name: 'Evt',
       slug: 'evt',
       steps: [{ key: 'a', type: 'transform', expression: "'token ' & secrets.TOKEN" }],
     });
-    const bad = await runToEnd({ name: 'Evt2', slug: 'evt2', steps: [{ key: 'a', type: 'condition', expression: 'false' }] });
+    const bad = await runToSettle(stack, tenant, {
+      name: 'Evt2',
+      slug: 'evt2',
+      steps: [{ key: 'a', type: 'condition', expression: 'false' }],
+    });
     const events = await stack.db.prisma.event.findMany({
       where: {
-        workspaceId,
+        workspaceId: tenant.workspaceId,
         type: { in: ['run.succeeded', 'run.failed'] },
         OR: [{ dedupeKey: { startsWith: `${ok.id}:` } }, { dedupeKey: { startsWith: `${bad.id}:` } }],
       },
@@ -237,10 +239,14 @@ describe('run engine', () => {
   });
 
   it('marks the run in Temporal with search attributes operators can filter on', async () => {
-    const run = await runToEnd({ name: 'Tagged', slug: 'tagged', steps: [{ key: 'a', type: 'transform', expression: '1' }] });
+    const run = await runToSettle(stack, tenant, {
+      name: 'Tagged',
+      slug: 'tagged',
+      steps: [{ key: 'a', type: 'transform', expression: '1' }],
+    });
     const desc = await stack.temporal.workflow.getHandle(run.id).describe();
     expect(desc.searchAttributes).toMatchObject({
-      SvcWorkspaceId: [workspaceId],
+      SvcWorkspaceId: [tenant.workspaceId],
       SvcWorkflowId: [run.workflow_id],
       SvcRunStatus: ['succeeded'],
     });

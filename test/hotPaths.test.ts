@@ -11,6 +11,8 @@ import { startExtraGateway } from './helpers/extraGateway';
 import type { ExtraGateway } from './helpers/extraGateway';
 import { greet } from './helpers/fixtures';
 import { apiCall } from './helpers/http';
+import { runToSettle } from './helpers/runs';
+import type { Tenant } from './helpers/tenants';
 
 /**
  * The hot paths in few database round trips (issue 13 item 4), counted for real: a dedicated pg
@@ -42,6 +44,7 @@ async function counted<T>(statements: string[], fn: () => Promise<T>): Promise<{
 }
 
 let stack: TestStack;
+let tenant: Tenant;
 let key: string;
 let workspaceId: string;
 let wfId: string;
@@ -50,7 +53,8 @@ let gateway: ExtraGateway;
 
 beforeAll(async () => {
   stack = await startStack();
-  ({ key, workspaceId } = await stack.tenant());
+  tenant = await stack.tenant();
+  ({ key, workspaceId } = tenant);
   wfId = (await stack.apply(workspaceId, greet)).id;
   counting = countingDb();
   gateway = await startExtraGateway(stack, '127.0.0.1', {}, counting.db);
@@ -267,22 +271,17 @@ describe("a run's last local step and its ending", () => {
       SELECT s.key, s.xmin::text AS step, r.xmin::text AS run FROM run_steps s JOIN runs r ON r.id = s.run_id
        WHERE r.id = ${runId} ORDER BY s.position`;
 
-  const runOf = async (definition: object, input: object) => {
-    const id = (await stack.apply(workspaceId, definition)).id;
-    const r = await api('POST', `/api/v1/workflows/${id}/runs`, { body: { input, wait: true } });
-    expect(r.status).toBe(201);
-    return r.body as { id: string; status: string; output: unknown; error: { code: string } | null };
-  };
-
   it('are written in ONE transaction (one commit), the output expression evaluated on the step as stored', async () => {
-    const run = await runOf(greet, { name: 'one commit' });
+    const run = await runToSettle(stack, tenant, greet, { name: 'one commit' });
     expect([run.status, run.output]).toEqual(['succeeded', { greeting: 'hello one commit' }]);
     const [shape] = await writers(run.id);
     expect(shape.step).toBe(shape.run);
   });
 
   it('are one transaction after earlier steps, each of which commits on its own; and so is a failed last step', async () => {
-    const two = await runOf(
+    const two = await runToSettle(
+      stack,
+      tenant,
       {
         name: 'Two',
         slug: 'two-local-steps',
@@ -298,7 +297,9 @@ describe("a run's last local step and its ending", () => {
     expect(b.step).toBe(b.run);
     expect(a.step).not.toBe(a.run);
 
-    const failed = await runOf(
+    const failed = await runToSettle(
+      stack,
+      tenant,
       { name: 'Gate', slug: 'failing-gate', steps: [{ key: 'gate', type: 'condition', expression: 'input.ok = true' }] },
       { ok: false },
     );

@@ -2,20 +2,21 @@ import { temporal } from '@temporalio/proto';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { json, startEchoServer } from './helpers/echoServer';
+import { runToSettle } from './helpers/runs';
+import type { Tenant } from './helpers/tenants';
 
 /**
  * The run workflow carries ids, never data (issue 13 §1): the input and step outputs live in
  * PostgreSQL, so a run's Temporal history stays small however large its data.
  */
 let stack: TestStack;
-let key: string;
-let workspaceId: string;
+let tenant: Tenant;
 let echo: Awaited<ReturnType<typeof startEchoServer>>;
 const RESPONSE_CHARS = 1_000_000;
 
 beforeAll(async () => {
   stack = await startStack({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
-  ({ key, workspaceId } = await stack.tenant());
+  tenant = await stack.tenant();
   // ~1 MiB answers (just under the http step's 1 MiB response cap), each tagged by its path.
   echo = await startEchoServer((req, res) => json(res, 200, { at: req.url, blob: req.url.slice(1, 2).repeat(RESPONSE_CHARS) }));
 });
@@ -29,23 +30,12 @@ async function historyBytes(runId: string): Promise<number> {
   return temporal.api.history.v1.History.encode(history).finish().byteLength;
 }
 
-async function startAndWait(definition: unknown, input: Record<string, unknown>) {
-  const wf = await stack.apply(workspaceId, definition);
-  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input, wait: true } });
-  expect(r.status).toBe(201);
-  let run = r.body;
-  // `wait` may give up under load; poll until the run has ended.
-  while (!['succeeded', 'failed', 'cancelled'].includes(run.status)) {
-    await new Promise((res) => setTimeout(res, 250));
-    run = (await stack.api('GET', `/api/v1/runs/${run.id}`, { key })).body;
-  }
-  return run;
-}
-
 describe('run data stays out of Temporal history', () => {
   it('runs a 1 MiB input through two ~1 MiB http responses with a history under 100 KB', async () => {
     const input = { blob: 'i'.repeat(1_000_000) };
-    const run = await startAndWait(
+    const run = await runToSettle(
+      stack,
+      tenant,
       {
         name: 'Big',
         slug: 'big',
@@ -75,7 +65,9 @@ describe('run data stays out of Temporal history', () => {
 
   it('fails a step whose output is over the store limit with step_output_too_large', async () => {
     const s = 'o'.repeat(900_000);
-    const run = await startAndWait(
+    const run = await runToSettle(
+      stack,
+      tenant,
       {
         name: 'Huge',
         slug: 'huge',
