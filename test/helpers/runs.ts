@@ -1,7 +1,7 @@
 import type { TestStack } from './stack';
 import type { Tenant } from './tenants';
 
-/** Statuses a run leaves on its own: `wait: true` answers at any other (API.md §3, `wait`). */
+/** Statuses a run leaves on its own: `wait: true` answers at any other (API.md §4, `wait`). */
 const UNSETTLED = ['queued', 'running'];
 
 /**
