@@ -52,7 +52,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
     // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS) and
-    // two malloc arenas (APP_PROCESS_ENV_DEFAULTS; README "Performance").
+    // its malloc arenas (APP_PROCESS_ENV_DEFAULTS; README "Performance").
     const apps = childProcesses(child.pid!);
     const wasm = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
     const worker = apps.find((a) => a.argv.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')));
@@ -73,7 +73,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     ]);
     expect([worker?.env, gateway?.env]).toEqual([
       expect.arrayContaining(['MALLOC_ARENA_MAX=2']),
-      expect.arrayContaining(['MALLOC_ARENA_MAX=2']),
+      expect.arrayContaining(['MALLOC_ARENA_MAX=1']),
     ]);
   } finally {
     child.kill('SIGINT');

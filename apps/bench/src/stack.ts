@@ -177,7 +177,6 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const taskQueue = `svc-bench-${randomBytes(4).toString('hex')}`;
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     const appEnv: NodeJS.ProcessEnv = {
-      ...APP_PROCESS_ENV_DEFAULTS,
       ...process.env,
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,
@@ -210,7 +209,13 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     // Started as `npm start` starts them: with their configured node flags.
     const { WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS } = loadConfig(appEnv);
     const [workerStart, floorStart] = await Promise.allSettled([
-      startApp('worker', [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN], appEnv, path.join(dataDir, 'worker.log'), 'worker running'),
+      startApp(
+        'worker',
+        [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN],
+        { ...APP_PROCESS_ENV_DEFAULTS.worker, ...appEnv },
+        path.join(dataDir, 'worker.log'),
+        'worker running',
+      ),
       startApp(
         'floor',
         floorArgs,
@@ -226,7 +231,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const gateway = await startApp(
       'gateway',
       [...profile, ...GATEWAY_NODE_FLAGS, GATEWAY_MAIN],
-      { ...appEnv, PORT: String(apiPort) },
+      { ...APP_PROCESS_ENV_DEFAULTS.gateway, ...appEnv, PORT: String(apiPort) },
       path.join(dataDir, 'gateway.log'),
       'gateway listening',
     );

@@ -325,7 +325,6 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   });
 
   const appEnv: NodeJS.ProcessEnv = {
-    ...APP_PROCESS_ENV_DEFAULTS,
     ...env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
@@ -339,7 +338,7 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   const workerMetrics = env.WORKER_METRICS_ADDRESS
     ? cfg.WORKER_METRICS_ADDRESS
     : `127.0.0.1:${await findFreePort(Number(cfg.WORKER_METRICS_ADDRESS.split(':').pop()), { avoid: taken })}`;
-  const workerEnv: NodeJS.ProcessEnv = { ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
+  const workerEnv: NodeJS.ProcessEnv = { ...APP_PROCESS_ENV_DEFAULTS.worker, ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
   delete workerEnv.PORT; // the API port is the gateway's
   const worker = startApp(sup, 'worker', paths.worker, cfg.WORKER_NODE_FLAGS, workerEnv, paths.repoRoot, 30_000);
   const gateway = startApp(
@@ -347,7 +346,7 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
     'gateway',
     paths.gateway,
     cfg.GATEWAY_NODE_FLAGS,
-    { ...appEnv, PORT: String(apiPort) },
+    { ...APP_PROCESS_ENV_DEFAULTS.gateway, ...appEnv, PORT: String(apiPort) },
     paths.repoRoot,
     10_000,
   );
