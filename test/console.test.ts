@@ -12,13 +12,14 @@ import { call } from './helpers/http';
 import { ROOT } from './helpers/processes';
 import { startHttpsReceiver, testCertificate } from './helpers/httpsReceiver';
 import type { HttpsReceiver } from './helpers/httpsReceiver';
+import type { Tenant } from './helpers/tenants';
 
 let stack: TestStack;
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let browser: Browser;
 let receiver: HttpsReceiver;
-let ws: { workspaceId: string; key: string };
-let other: { workspaceId: string; key: string };
+let ws: Tenant;
+let other: Tenant;
 let admin: BrowserContext;
 let adminPage: Page;
 const tag = Math.random().toString(36).slice(2, 8);

@@ -2,13 +2,14 @@ import { statusCounts, waitFor } from '../helpers/fixtures';
 import { call } from '../helpers/http';
 import { api, startFaultStack } from './helpers/faultStack';
 import type { AppProcess, FaultStack } from './helpers/faultStack';
+import type { Tenant } from '../helpers/tenants';
 
 // Real processes and servers restarted: minutes, not seconds, on a busy 2-core machine.
 jest.setTimeout(300_000);
 
 let stack: FaultStack;
 let gateway: AppProcess;
-let tenant: { key: string; workspaceId: string };
+let tenant: Tenant;
 let workflowId: string;
 
 async function timerFired(runId: string): Promise<boolean> {

@@ -1,12 +1,11 @@
+import { SETTLED_STATUSES } from '@svc/temporal';
 import type { TestStack } from './stack';
 import type { Tenant } from './tenants';
 
-/** Statuses a run leaves on its own: `wait: true` answers at any other (API.md §4, `wait`). */
-const UNSETTLED = ['queued', 'running'];
-
 /**
  * Applies `definition` in the tenant's workspace and starts one run of it with `wait: true`,
- * then reads the run until it has settled: `wait` may give up under a loaded test machine.
+ * then reads the run until it has settled (SETTLED_STATUSES, what `wait: true` waits for, API.md
+ * §4): `wait` may give up under a loaded test machine.
  */
 export async function runToSettle(stack: TestStack, tenant: Tenant, definition: unknown, input: Record<string, unknown> = {}) {
   const { key } = tenant;
@@ -14,7 +13,7 @@ export async function runToSettle(stack: TestStack, tenant: Tenant, definition: 
   const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input, wait: true } });
   expect(started.status).toBe(201);
   let run = started.body;
-  while (UNSETTLED.includes(run.status)) {
+  while (!SETTLED_STATUSES.includes(run.status)) {
     await new Promise((res) => setTimeout(res, 100));
     const read = await stack.api('GET', `/api/v1/runs/${run.id}`, { key });
     expect(read.status).toBe(200);

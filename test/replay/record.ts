@@ -10,12 +10,13 @@ import { startStack } from '../helpers/stack';
 import { growHistory } from '../workflows/harness';
 import type { TestStack } from '../helpers/stack';
 import { writeHistory } from './historyFile';
+import type { Tenant } from '../helpers/tenants';
 
 const HISTORIES = path.join(__dirname, 'histories');
 let stack: TestStack;
 let echo: Awaited<ReturnType<typeof startEchoServer>>;
 let receiver: Awaited<ReturnType<typeof startHttpsReceiver>>;
-let tenant: { workspaceId: string; key: string };
+let tenant: Tenant;
 let failuresLeft = 0;
 /** Answers the request the slot holder's http step is waiting on. */
 let releaseHolder = () => {};
