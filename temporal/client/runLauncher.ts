@@ -8,6 +8,7 @@ import { RUN_WORKFLOW_TYPE, runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflowV2 } from '../workflows/runWorkflow';
+import { withAbortSignal } from './connection';
 import { isResourceExhausted, updateRefused } from './updateLimit';
 import { isTaskFailure, sendUpdate } from './updateRetry';
 
@@ -91,7 +92,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
   async function waitForSettle(ref: RunRef, wait: WaitOptions): Promise<void> {
     try {
       await withinWait(wait, (signal) =>
-        client.withAbortSignal(signal, () =>
+        withAbortSignal(client, signal, () =>
           sendUpdate((updateId) =>
             client.workflow
               .getHandle(ref.temporalWorkflowId)
@@ -117,7 +118,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
       );
       try {
         await withinWait(wait, (signal) =>
-          client.withAbortSignal(signal, () =>
+          withAbortSignal(client, signal, () =>
             client.workflow.executeUpdateWithStart(waitForSettleUpdate, {
               args: [{ timeoutMs: wait.timeoutMs }],
               startWorkflowOperation: op,
