@@ -112,25 +112,28 @@ describe('concurrency limits', () => {
   it('grants exactly the limit to concurrent claims, by creation order, and hands a freed slot to the next', async () => {
     const { key, workspaceId } = await limitedTenant(3);
     const wf = await stack.apply(workspaceId, slow(10, 'claims'));
-    await stack.stopWorker(); // the runs' own workflows stay out of it
-    try {
-      const ids = await startMany(key, wf.id, 12);
-      const claims = await Promise.all(ids.map((runId) => claimSlot(stack.db.prisma, { workspaceId, runId, grantKey: `${runId}:claim` })));
-      const granted = ids.filter((_, i) => claims[i].granted || claims.some((c) => c.alsoGranted.some((g) => g.runId === ids[i])));
-      expect(granted).toEqual(ids.slice(0, 3));
-      expect(await stack.db.prisma.runSlot.count({ where: { workspaceId, holding: true } })).toBe(3);
-      const release = { workspaceId, runIds: [ids[1]], grantKey: `${ids[1]}:finish` };
-      expect((await releaseSlots(stack.db.prisma, release)).map((g) => g.runId)).toEqual([ids[3]]);
-      // A retried release (its first attempt died before telling) finds the run it let in again.
-      expect(await releaseSlots(stack.db.prisma, release)).toEqual([{ runId: ids[3], temporalWorkflowId: ids[3] }]);
-      // A waiting one leaves the line.
-      expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[7]], grantKey: `${ids[7]}:cancel` })).toEqual([]);
-    } finally {
-      for (const w of await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } }))
-        await stack.temporal.workflow.getHandle(w.id).terminate('test cleanup');
-      await stack.db.prisma.runSlot.deleteMany({ where: { workspaceId } });
-      await stack.startWorker();
-    }
+    // The runs' own workflows stay out of it, and are ended before the worker is back.
+    await stack.withoutWorker(async () => {
+      try {
+        const ids = await startMany(key, wf.id, 12);
+        const claims = await Promise.all(
+          ids.map((runId) => claimSlot(stack.db.prisma, { workspaceId, runId, grantKey: `${runId}:claim` })),
+        );
+        const granted = ids.filter((_, i) => claims[i].granted || claims.some((c) => c.alsoGranted.some((g) => g.runId === ids[i])));
+        expect(granted).toEqual(ids.slice(0, 3));
+        expect(await stack.db.prisma.runSlot.count({ where: { workspaceId, holding: true } })).toBe(3);
+        const release = { workspaceId, runIds: [ids[1]], grantKey: `${ids[1]}:finish` };
+        expect((await releaseSlots(stack.db.prisma, release)).map((g) => g.runId)).toEqual([ids[3]]);
+        // A retried release (its first attempt died before telling) finds the run it let in again.
+        expect(await releaseSlots(stack.db.prisma, release)).toEqual([{ runId: ids[3], temporalWorkflowId: ids[3] }]);
+        // A waiting one leaves the line.
+        expect(await releaseSlots(stack.db.prisma, { workspaceId, runIds: [ids[7]], grantKey: `${ids[7]}:cancel` })).toEqual([]);
+      } finally {
+        for (const w of await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } }))
+          await stack.temporal.workflow.getHandle(w.id).terminate('test cleanup');
+        await stack.db.prisma.runSlot.deleteMany({ where: { workspaceId } });
+      }
+    });
   });
 
   it('does not delay other workspaces', async () => {
@@ -264,19 +267,19 @@ describe('concurrency limits', () => {
     const { key, workspaceId } = await limitedTenant(1);
     const wf = await stack.apply(workspaceId, slow(2000, 'killed'));
     // Only a separate worker process serves the task queue while the runs start.
-    await stack.stopWorker();
-    const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' }, /worker running/);
-    try {
-      const [first, second] = await startMany(key, wf.id, 2);
-      await waitFor(
-        () => statuses([first, second]),
-        (s) => s.running === 1 && s.queued === 1,
-      );
-      await worker.stop('SIGKILL');
-    } finally {
-      await worker.stop('SIGKILL');
-      await stack.startWorker();
-    }
+    await stack.withoutWorker(async () => {
+      const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' }, /worker running/);
+      try {
+        const [first, second] = await startMany(key, wf.id, 2);
+        await waitFor(
+          () => statuses([first, second]),
+          (s) => s.running === 1 && s.queued === 1,
+        );
+        await worker.stop('SIGKILL');
+      } finally {
+        await worker.stop('SIGKILL');
+      }
+    });
     const runs = await stack.db.prisma.run.findMany({ where: { workflowId: wf.id } });
     await waitFor(
       () => statuses(runs.map((r) => r.id)),

@@ -21,8 +21,8 @@ it('keeps a settled step settled, and a later attempt’s result, whatever a sta
       { key: 'b', type: 'transform', expression: "'b'" },
     ],
   });
-  await stack.stopWorker(); // the run's own workflow stays out of it: the store is driven by hand
-  try {
+  // The run's own workflow stays out of it: the store is driven by hand.
+  await stack.withoutWorker(async () => {
     const run = (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body;
     const store = createRunStore(stack.db.prisma, { dispatchDelayMs: 30_000 });
     const step = async (k: string) => stack.db.prisma.runStep.findUniqueOrThrow({ where: { runId_key: { runId: run.id, key: k } } });
@@ -56,9 +56,7 @@ it('keeps a settled step settled, and a later attempt’s result, whatever a sta
     await store.startStep(run.id, 'b', 4);
     const after = (await stack.api('GET', `/api/v1/runs/${run.id}`, { key })).body;
     expect([after.status, after.steps[1].status]).toEqual(['cancelled', 'cancelled']);
-  } finally {
-    await stack.startWorker();
-  }
+  });
 });
 
 it("writes a first local step's end with its slot's claim, or only the run's place in line: when no slot is free, and when one comes free after the transaction was undone", async () => {
@@ -71,8 +69,8 @@ it("writes a first local step's end with its slot's claim, or only the run's pla
       { key: 'hold', type: 'delay', duration: '1s' },
     ],
   });
-  await stack.stopWorker(); // the runs' own workflows stay out of it: the store is driven by hand
-  try {
+  // The runs' own workflows stay out of it: the store is driven by hand.
+  await stack.withoutWorker(async () => {
     const start = async () => (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body.id as string;
     const [holder, waiting] = [await start(), await start()];
     const prisma = stack.db.prisma;
@@ -132,7 +130,5 @@ it("writes a first local step's end with its slot's claim, or only the run's pla
       1,
       [{ asked: true, holding: true }],
     ]);
-  } finally {
-    await stack.startWorker();
-  }
+  });
 });

@@ -161,19 +161,15 @@ describe('a replay re-asserting the start of a still-queued run', () => {
     const body = { input: { name: 'terminated' } };
     // No worker: the run stays queued; then an operator terminates its execution, which runs no
     // workflow code, so the row still says `queued` (ALLOW_DUPLICATE alone would start it again).
-    await stack.stopWorker();
-    let runId: string;
     const id = `${workspaceId}/${wfId}/key-terminated`;
-    try {
+    await stack.withoutWorker(async () => {
       const first = await start(wfId, body, 'key-terminated');
       expect([first.status, first.body.status]).toEqual([201, 'queued']);
-      runId = first.body.id;
+      const runId = first.body.id;
       await stack.temporal.workflow.getHandle(id).terminate('operator');
       const replay = await start(wfId, body, 'key-terminated');
       expect([replay.status, replay.body.id, replay.body.status]).toEqual([200, runId, 'queued']);
-    } finally {
-      await stack.startWorker();
-    }
+    });
     const runs = await executions(id);
     expect(runs).toHaveLength(1);
     expect((await stack.temporal.workflow.getHandle(id).describe()).status.name).toBe('TERMINATED');

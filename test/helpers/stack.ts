@@ -44,6 +44,8 @@ export interface TestStack {
   stopWorker(): Promise<void>;
   /** Starts the in-process worker again, for the queues given (default: WORKER_TASK_QUEUES). */
   startWorker(queues?: Config['WORKER_TASK_QUEUES']): Promise<void>;
+  /** Runs `fn` with no in-process worker (the runs' workflows stay out of it), then starts it again. */
+  withoutWorker<T>(fn: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -176,6 +178,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     api: (method, p, opts) => apiCall(url, method, p, opts),
     startWorker,
     stopWorker,
+    async withoutWorker(fn) {
+      await stopWorker();
+      try {
+        return await fn();
+      } finally {
+        await startWorker();
+      }
+    },
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
