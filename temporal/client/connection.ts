@@ -24,7 +24,9 @@ const openScopes = new WeakMap<Connection['callContextStorage'], number>();
  * `client.withAbortSignal`, with the client's call context switched off again once no such call
  * is open. The context is an AsyncLocalStorage, and on Node 20 an enabled one puts promise hooks
  * on every promise in the process (~4% of the gateway's CPU per `GET /runs/{id}`, measured), for
- * a context only `wait: true` uses. Its `run` (inside withAbortSignal) turns it on again.
+ * a context only `wait: true` uses. Its `run` (inside withAbortSignal) turns it on again. A scope
+ * opened on the same connection other than through this one would lose its context when this
+ * one turns it off: svc opens none (the bench's baselines do, in a process of their own).
  */
 export async function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
   const storage = client.connection instanceof Connection ? client.connection.callContextStorage : undefined;
