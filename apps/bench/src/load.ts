@@ -80,8 +80,10 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
 
 /**
  * The same closed loop for an in-process call (the SDK baselines): `concurrency` callers, each
- * calling `fn` again as soon as the last call returned, for `durationSec` or `amount` calls;
- * with `overallRate`, call i is not issued before i / overallRate seconds (as autocannon's
+ * calling `fn` again as soon as the last call returned, until `durationSec` has passed or
+ * `amount` calls were issued, whichever comes first (given both, `amount` is a cap, e.g. the
+ * prepared runs of the SDK baseline, and the duration ends the load as it ends httpLoad's); with
+ * `overallRate`, call i is not issued before i / overallRate seconds (as autocannon's
  * `overallRate` paces httpLoad).
  */
 export async function fnLoad(
@@ -95,7 +97,7 @@ export async function fnLoad(
   let issued = 0;
   const started = performance.now();
   const deadline = o.durationSec !== undefined ? started + o.durationSec * 1000 : Infinity;
-  const more = () => (o.amount !== undefined ? issued < o.amount : performance.now() < deadline);
+  const more = () => (o.amount === undefined || issued < o.amount) && performance.now() < deadline;
   const caller = async () => {
     while (more()) {
       const due = o.overallRate ? started + (issued / o.overallRate) * 1000 : 0;
