@@ -82,9 +82,8 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
  * The same closed loop for an in-process call (the SDK baselines): `concurrency` callers, each
  * calling `fn` again as soon as the last call returned, until `durationSec` has passed or
  * `amount` calls were issued, whichever comes first (given both, `amount` is a cap, e.g. the
- * prepared runs of the SDK baseline, and the duration ends the load as it ends httpLoad's); with
- * `overallRate`, call i is not issued before i / overallRate seconds (as autocannon's
- * `overallRate` paces httpLoad).
+ * SDK baseline's prepared runs); with `overallRate`, call i is not issued before i / overallRate
+ * seconds (as autocannon's `overallRate` paces httpLoad).
  */
 export async function fnLoad(
   fn: () => Promise<unknown>,
