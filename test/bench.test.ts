@@ -34,12 +34,19 @@ const EXPECTED_DETAILS = [
 ];
 
 /**
- * The durable floor's figures (floor/durableApi.ts: Express, PostgreSQL and the Temporal client
- * by hand), each measured beside the floor: its one-at-a-time latency and its throughput.
+ * Details whose value must read as a figure: the durable floor's (floor/durableApi.ts: Express,
+ * PostgreSQL and the Temporal client by hand), each measured beside the floor (its one-at-a-time
+ * latency and its throughput), and where a finished run's CPU goes.
  */
-const DURABLE_FLOOR_DETAILS: Array<[RegExp, RegExp]> = [
+const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   [/^one at a time, p50 \/ p95 \/ p99: durable floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
   [/^runs finished\/s, \d+ callers: durable floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
+  // For svc and both floors (apps/bench/src/cpu.ts), e.g.
+  // `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`.
+  ...['svc wait: true', 'durable floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
+    new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
+    /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/,
+  ]),
 ];
 
 interface ReportRow {
@@ -130,7 +137,7 @@ describe('npm run bench -- --quick', () => {
       expect(detail!.value).not.toMatch(/NaN|Infinity/);
       expect(stdout.split('\n').some((l) => l.startsWith(detail!.title))).toBe(true);
     }
-    for (const [title, value] of DURABLE_FLOOR_DETAILS) {
+    for (const [title, value] of FIGURE_DETAILS) {
       const detail = report.details.find((d) => title.test(d.title));
       expect({ title: String(title), value: detail?.value }).toEqual({ title: String(title), value: expect.stringMatching(value) });
       expect(detail!.value).not.toMatch(/NaN|Infinity/);

@@ -66,6 +66,9 @@ export interface BenchStack {
   worker: AppProcess;
   floor: AppProcess;
   durableFloor: AppProcess;
+  /** The PostgreSQL server (its backends are its children) and the Temporal dev server, for their CPU (cpu.ts). */
+  postgresPid: number;
+  temporalPid: number;
   /** The environment the apps run with (the bench reads the same config). */
   appEnv: NodeJS.ProcessEnv;
   /** Throws when an app process has died. */
@@ -277,6 +280,8 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       worker,
       floor,
       durableFloor,
+      postgresPid: pg.value.pid,
+      temporalPid: temporal.value.pid,
       appEnv,
       assertAlive() {
         for (const app of [gateway, worker, floor, bare, durableFloor]) {

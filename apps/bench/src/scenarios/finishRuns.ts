@@ -1,10 +1,12 @@
 import { request } from 'undici';
 import type { BenchContext } from '../context';
 import { authHeaders } from '../context';
+import { cpuSnapshot, cpuUsed } from '../cpu';
 import { durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { assertClean, fnLoad, rotate } from '../load';
+import type { LoadResult } from '../load';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { SdkBaseline } from '../sdk';
@@ -27,23 +29,46 @@ export async function finishRunsScenario(ctx: BenchContext) {
   ctx.rss.setPhase('finish');
   const callers = p.finishCallers;
   const load = { concurrency: callers, durationSec: p.finishSec };
+  // Where each side's runs cost the machine: every process's CPU over the side's loads, per run.
+  const processes = {
+    gateway: stack.gateway.pid,
+    worker: stack.worker.pid,
+    'durable floor API': stack.durableFloor.pid,
+    'floor worker': stack.floor.pid,
+    PostgreSQL: stack.postgresPid,
+    'Temporal server': stack.temporalPid,
+  };
+  const cpu = new Map<string, { ms: Record<string, number>; runs: number }>();
+  const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
+    const before = cpuSnapshot(processes);
+    const r = await measure();
+    const used = cpuUsed(before, cpuSnapshot(processes));
+    const sum = cpu.get(side) ?? { ms: {}, runs: 0 };
+    for (const [name, ms] of Object.entries(used)) sum.ms[name] = (sum.ms[name] ?? 0) + ms;
+    sum.runs += r.ok;
+    cpu.set(side, sum);
+    return r;
+  };
+
   let apiSucceeded = 0;
   let apiOther = 0;
   const api = (tenant: Tenant) => {
     const url = `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
     const body = JSON.stringify({ input: BENCH_INPUT, wait: true });
-    return fnLoad(async () => {
-      const res = await request(url, { method: 'POST', headers: authHeaders(tenant.key, true), body });
-      const text = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`POST …/runs answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      if ((JSON.parse(text) as { status: string }).status === 'succeeded') apiSucceeded++;
-      else apiOther++;
-    }, load);
+    return metered('svc wait: true', () =>
+      fnLoad(async () => {
+        const res = await request(url, { method: 'POST', headers: authHeaders(tenant.key, true), body });
+        const text = await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`POST …/runs answered ${res.statusCode}: ${text.slice(0, 200)}`);
+        if ((JSON.parse(text) as { status: string }).status === 'succeeded') apiSucceeded++;
+        else apiOther++;
+      }, load),
+    );
   };
   const sdk = async (tenant: Tenant) => {
     const baseline = await SdkBaseline.create(ctx.db, ctx.temporal, stack.taskQueue, tenant);
     await baseline.prepare(SDK_RUNS_PER_SEC * p.finishSec + callers);
-    const r = await fnLoad(baseline.execute, load);
+    const r = await metered('SDK execute of svc runWorkflow', () => fnLoad(baseline.execute, load));
     await baseline.discardUnused();
     return r;
   };
@@ -51,12 +76,15 @@ export async function finishRunsScenario(ctx: BenchContext) {
 
   ctx.say(`finish: ${p.finishSec}s of ${callers} concurrent callers per side per round`);
   const r = await rotate(p.rounds, {
-    floorLocal: () => fnLoad(floor.executeLocal, load),
-    floorActivity: () => fnLoad(floor.executeActivity, load),
-    durableFloor: () => fnLoad(durableFloorRun(stack.durableFloorUrl), load),
+    floorLocal: () => metered('floor, local activity', () => fnLoad(floor.executeLocal, load)),
+    floorActivity: () => metered('floor, activity', () => fnLoad(floor.executeActivity, load)),
+    durableFloor: () => metered('durable floor', () => fnLoad(durableFloorRun(stack.durableFloorUrl), load)),
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
+  const cpuPerRun = Object.fromEntries(
+    [...cpu].map(([side, { ms, runs }]) => [side, Object.fromEntries(Object.entries(ms).map(([name, v]) => [name, v / runs]))]),
+  );
   assertClean(`floor execute (local activity), ${callers} callers`, r.floorLocal);
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
   assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
@@ -86,6 +114,10 @@ export async function finishRunsScenario(ctx: BenchContext) {
       value: `${round(r.durableFloor.perSecond, 1)} /s (${round(r.durableFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
     },
     { title: `wait: true answers not yet succeeded, ${callers} callers`, value: String(apiOther) },
+    ...Object.entries(cpuPerRun).map(([side, perProcess]) => ({
+      title: `CPU per finished run, ${callers} callers: ${side} (total; by process)`,
+      value: cpuText(perProcess),
+    })),
   ];
   return {
     rows,
@@ -99,7 +131,18 @@ export async function finishRunsScenario(ctx: BenchContext) {
         sdk: r.sdk.perSecond,
       },
       apiNotSucceeded: apiOther,
+      cpuMsPerRun: cpuPerRun,
     },
     floorPerSecond: r.floorLocal.perSecond,
   };
+}
+
+/** `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process using 0.1 ms or more, largest first. */
+function cpuText(perProcess: Record<string, number>): string {
+  const total = Object.values(perProcess).reduce((a, b) => a + b, 0);
+  const parts = Object.entries(perProcess)
+    .filter(([, ms]) => ms >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${round(ms, 1)}`);
+  return `${round(total, 1)} ms (${parts.join(', ')})`;
 }

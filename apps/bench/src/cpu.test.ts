@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { cpuSnapshot, cpuUsed, treeCpuMs } from './cpu';
+
+/** Busy for `ms` of wall time: about as much CPU. */
+const BURN = (ms: number) => `const end = Date.now() + ${ms}; while (Date.now() < end) {}`;
+
+/**
+ * A process that burns ~300 ms itself, then runs a child that burns ~300 ms and is reaped, then
+ * says so and waits (alive, so its /proc entry can be read) until its stdin closes.
+ */
+const PARENT = `
+${BURN(300)}
+require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(BURN(300))}]);
+process.stdout.write('done\\n');
+process.stdin.resume();
+`;
+
+async function startParent(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', PARENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  while (!out.includes('done')) await once(child.stdout!, 'data');
+  return child;
+}
+
+describe('treeCpuMs', () => {
+  let parent: ChildProcess;
+  afterEach(async () => {
+    parent.stdin!.end();
+    if (parent.exitCode === null) await once(parent, 'exit');
+  });
+
+  it('counts a process and the children it has reaped', async () => {
+    parent = await startParent();
+    // Its own ~300 ms and its reaped child's ~300 ms (each also pays for starting Node).
+    expect(treeCpuMs(parent.pid!)).toBeGreaterThan(500);
+  });
+});
+
+it('treeCpuMs counts nothing for a process that is not there', () => {
+  // Above Linux's highest possible pid (2^22).
+  expect(treeCpuMs(2 ** 22 + 1)).toBe(0);
+});
+
+describe('cpuSnapshot and cpuUsed', () => {
+  it('reads each named process and this one, and what each used in between', () => {
+    const before = cpuSnapshot({ self: process.pid });
+    const end = Date.now() + 200;
+    while (Date.now() < end) {
+      /* burn */
+    }
+    const used = cpuUsed(before, cpuSnapshot({ self: process.pid }));
+    expect(Object.keys(used).sort()).toEqual(['bench', 'self']);
+    expect(used.bench).toBeGreaterThan(150);
+    // This process's tree is this process and the Jest workers it may have: at least as much.
+    expect(used.self).toBeGreaterThanOrEqual(used.bench - 20);
+  });
+});

@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Kernel clock ticks per second, the unit of /proc's CPU times. */
+const TICKS_PER_SEC = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface ProcStat {
+  ppid: number;
+  /** This process's own user + system time, ms. */
+  ownMs: number;
+  /** Its waited-for children's user + system time, ms (the kernel adds a child's time when it is reaped). */
+  reapedMs: number;
+}
+
+function readStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null; // gone meanwhile
+  }
+  // The command name may contain spaces and parentheses: the fields start after its last ')'.
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ms = (i: number) => (Number(f[i]) * 1000) / TICKS_PER_SEC;
+  // Fields 4, 14-17 of proc(5), counted here from field 3 (state) as index 0.
+  return { ppid: Number(f[1]), ownMs: ms(11) + ms(12), reapedMs: ms(13) + ms(14) };
+}
+
+/**
+ * CPU time (user + system, ms, every thread) a process and all its descendants have used so far:
+ * the live ones, and through their parents those already reaped, so a short-lived child (a
+ * PostgreSQL backend of one connection) still counts. Linux /proc.
+ */
+export function treeCpuMs(root: number): number {
+  const stats = new Map<number, ProcStat>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const s = readStat(pid);
+    if (s) stats.set(pid, s);
+  }
+  const children = new Map<number, number[]>();
+  for (const [pid, s] of stats) children.set(s.ppid, [...(children.get(s.ppid) ?? []), pid]);
+  let total = 0;
+  const stack = stats.has(root) ? [root] : [];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    const s = stats.get(pid)!;
+    total += s.ownMs + s.reapedMs;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** CPU time per process (ms so far): each named process tree, and this process as `bench`. */
+export function cpuSnapshot(pids: Record<string, number>): Record<string, number> {
+  const own = process.cpuUsage();
+  return {
+    ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, treeCpuMs(pid)])),
+    bench: (own.user + own.system) / 1000,
+  };
+}
+
+/** What each process used between two snapshots, ms. */
+export function cpuUsed(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - (before[name] ?? 0)]));
+}
