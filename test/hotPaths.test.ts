@@ -16,7 +16,7 @@ import type { Tenant } from './helpers/tenants';
 
 /**
  * The hot paths in few database round trips (issue 13 item 4), counted for real: a dedicated pg
- * pool whose every client.query (one round trip: BEGIN and COMMIT count too) is recorded, under
+ * pool and pipelined lane whose every client.query (one round trip: BEGIN and COMMIT count too) is recorded, under
  * a gateway wired exactly as main.ts wires it, and a Temporal connection whose every RPC is
  * recorded for the Temporal side of a run start.
  */
@@ -25,14 +25,17 @@ import type { Tenant } from './helpers/tenants';
 function countingDb(): { db: DbHandle; statements: string[] } {
   const statements: string[] = [];
   const db = createDb(process.env.DATABASE_URL!, { max: 4 });
-  db.pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => {
+  const record = (client: { query: unknown }) => {
+    const query = (client.query as (...a: unknown[]) => unknown).bind(client);
+    client.query = (...args: unknown[]) => {
       const first = args[0] as string | { text?: string };
       statements.push(typeof first === 'string' ? first : (first?.text ?? String(first)));
       return query(...args);
     };
-  });
+  };
+  // The pool's connections (transactions, Prisma) and the pipelined lane's (single statements).
+  db.pool.on('connect', record);
+  db.lane.on('connect', record);
   return { db, statements };
 }
 

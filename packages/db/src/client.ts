@@ -1,7 +1,14 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { PipelinedLane } from './pipelinedLane';
 import { PreparedSql } from './preparedSql';
+
+/**
+ * The pipelined lane's connections (pipelinedLane.ts), beside the pool's. In a probe of `GET
+ * /runs/{id}` one and two read alike; two, so one slow statement does not hold up all the others.
+ */
+const PIPELINED_CONNECTIONS = 2;
 
 export type Db = PrismaClient;
 
@@ -9,7 +16,9 @@ export interface DbHandle {
   prisma: PrismaClient;
   /** The pool behind Prisma, shared with code that needs raw SQL (rate limiter, health checks). */
   pool: Pool;
-  /** Named statements on the pool, for the hot paths (preparedSql.ts). */
+  /** The pipelined connections behind `sql` (pipelinedLane.ts). */
+  lane: PipelinedLane;
+  /** Named statements for the hot paths (preparedSql.ts): on the pipelined lane, transactions on the pool. */
   sql: PreparedSql;
   close(): Promise<void>;
 }
@@ -19,12 +28,15 @@ export function createDb(databaseUrl: string, opts: { max?: number; onError?: (e
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onError?.(err));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const lane = new PipelinedLane({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 }, PIPELINED_CONNECTIONS, opts.onError);
   return {
     prisma,
     pool,
-    sql: new PreparedSql(pool),
+    lane,
+    sql: new PreparedSql(pool, lane),
     async close() {
       await prisma.$disconnect();
+      await lane.close();
       await pool.end();
     },
   };

@@ -3,6 +3,7 @@ export type { Db, DbHandle } from './client';
 export { migrate, MigrationError, DEFAULT_MIGRATIONS_DIR } from './migrate';
 export { isDatabaseUnavailable } from './unavailable';
 export { inTransaction, PreparedSql, rowsOf } from './preparedSql';
+export { PipelinedLane } from './pipelinedLane';
 export { jsonRow } from './jsonRow';
 export type { SqlSource } from './preparedSql';
 export type { MigrationResult } from './migrate';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
+import type { PipelinedLane } from './pipelinedLane';
 
 /**
  * The hot paths' statements (every API request's key check, `GET /runs/{id}`, a run's writes in
@@ -8,16 +9,19 @@ import type { Prisma, PrismaClient } from './generated/prisma/client';
  * once per connection, not on every call, and Prisma's per-query work is skipped. Measured on
  * the 2-core VM: the key check 1.05 ms through `$queryRaw`, 0.2–0.4 ms prepared; a run's read
  * 0.70 → 0.1–0.2 ms. Queries are Prisma's `Prisma.sql` templates, so the same text serves both
- * ways (rowsOf).
+ * ways (rowsOf). A statement outside a transaction goes down the pipelined lane when there is one
+ * (pipelinedLane.ts).
  */
 export class PreparedSql {
   constructor(
     private readonly db: Pool | PoolClient,
+    private readonly lane?: PipelinedLane,
     private readonly names = new Map<string, string>(),
   ) {}
 
   async rows<T>(query: Prisma.Sql): Promise<T[]> {
-    const result = await this.db.query({ name: this.nameOf(query.text), text: query.text, values: query.values });
+    const statement = { name: this.nameOf(query.text), text: query.text, values: query.values };
+    const result = await (this.lane ? this.lane.query(statement) : this.db.query(statement));
     return result.rows as T[];
   }
 
@@ -28,7 +32,7 @@ export class PreparedSql {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const out = await fn(new PreparedSql(client, this.names));
+      const out = await fn(new PreparedSql(client, undefined, this.names));
       await client.query('COMMIT');
       return out;
     } catch (err) {
