@@ -12,10 +12,14 @@ import { isDatabaseUnavailable } from './unavailable';
  * backend each time. On the 2-core VM that wake-up, paid in the socket write, was the largest
  * single cost of `GET /runs/{id}` (apps/bench/FINDINGS.md, session 16).
  *
+ * A statement waits behind the ones sent before it on its connection, so no code may wait on a
+ * lane statement while holding a lock another lane statement could wait for (none does: a
+ * transaction's statements, and only they, run on its own connection).
+ *
  * A connection that fails (or answers that the database is unavailable) is dropped, and the next
- * statement opens a new one; the statements it had in flight fail as any statement on a broken connection does ("Connection terminated
- * unexpectedly": the database is unavailable, isDatabaseUnavailable). Emits 'connect' with each
- * new connection's client, as `pg`'s Pool does.
+ * statement opens a new one; the statements it had in flight fail as any statement on a broken
+ * connection does ("Connection terminated unexpectedly": the database is unavailable,
+ * isDatabaseUnavailable). Emits 'connect' with each new connection's client, as `pg`'s Pool does.
  */
 export class PipelinedLane extends EventEmitter<{ connect: [client: Client] }> {
   private readonly clients: Array<Client | undefined>;
