@@ -16,9 +16,9 @@ import type { Tenant } from './helpers/tenants';
 
 /**
  * The hot paths in few database round trips (issue 13 item 4), counted for real: a dedicated pg
- * pool and pipelined lane whose every client.query (one round trip: BEGIN and COMMIT count too) is recorded, under
- * a gateway wired exactly as main.ts wires it, and a Temporal connection whose every RPC is
- * recorded for the Temporal side of a run start.
+ * pool and pipelined lane whose every client.query (one round trip: BEGIN and COMMIT count too)
+ * is recorded, under a gateway wired exactly as main.ts wires it, and a Temporal connection whose
+ * every RPC is recorded for the Temporal side of a run start.
  */
 
 /** A database handle on the test database that records every statement its connections send. */

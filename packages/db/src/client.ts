@@ -24,11 +24,12 @@ export interface DbHandle {
 }
 
 export function createDb(databaseUrl: string, opts: { max?: number; onError?: (err: Error) => void } = {}): DbHandle {
-  const pool = new Pool({ connectionString: databaseUrl, max: opts.max ?? 10, connectionTimeoutMillis: 5_000 });
+  const connection = { connectionString: databaseUrl, connectionTimeoutMillis: 5_000 };
+  const pool = new Pool({ ...connection, max: opts.max ?? 10 });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onError?.(err));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const lane = new PipelinedLane({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 }, PIPELINED_CONNECTIONS, opts.onError);
+  const lane = new PipelinedLane(connection, PIPELINED_CONNECTIONS, opts.onError);
   return {
     prisma,
     pool,
