@@ -25,7 +25,9 @@ export interface DbHandle {
 
 export function createDb(databaseUrl: string, opts: { max?: number; onError?: (err: Error) => void } = {}): DbHandle {
   const connection = { connectionString: databaseUrl, connectionTimeoutMillis: 5_000 };
-  const pool = new Pool({ ...connection, max: opts.max ?? 10 });
+  // Pipelined, so a transaction's statements that do not wait on each other go out together
+  // (preparedSql.ts inOrder); one statement at a time, as Prisma sends them, is unchanged.
+  const pool = new Pool({ ...connection, max: opts.max ?? 10, pipeline: true });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onError?.(err));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -31,8 +31,9 @@ export class PreparedSql {
     const client = await this.db.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const out = await fn(new PreparedSql(client, undefined, this.names));
+      // The pool's connections are pipelined (client.ts): BEGIN goes out with the transaction's
+      // first statement instead of a round trip ahead of it.
+      const [, out] = await Promise.all([client.query('BEGIN'), fn(new PreparedSql(client, undefined, this.names))]);
       await client.query('COMMIT');
       return out;
     } catch (err) {
@@ -66,6 +67,20 @@ export type SqlSource = Pick<PrismaClient, '$queryRaw'> | Prisma.TransactionClie
 
 export function rowsOf<T>(db: SqlSource, query: Prisma.Sql): Promise<T[]> {
   return db instanceof PreparedSql ? db.rows<T>(query) : db.$queryRaw<T[]>(query);
+}
+
+/**
+ * Statements of one transaction (or none) that do not wait on each other's answers: each call
+ * is made in order and must send its statement before it first awaits (rowsOf does), so on
+ * prepared statements they go out together, executed in that order, and their answers come back
+ * in one round trip (the pool's connections and the lane are pipelined). On Prisma, whose
+ * interactive transactions promise no order to concurrent queries, they run one after another.
+ */
+export async function inOrder<T extends readonly unknown[]>(db: SqlSource, ...calls: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const together = db instanceof PreparedSql;
+  const out: unknown[] = together ? await Promise.all(calls.map((call) => call())) : [];
+  if (!together) for (const call of calls) out.push(await call());
+  return out as unknown as T;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { inTransaction, Prisma, rowsOf } from '@svc/db';
+import { inOrder, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
 import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
@@ -7,6 +7,7 @@ import { recordEventAndDeliveries } from '../webhooks/fanOut';
 import type { DeliveryRef } from '../webhooks/fanOut';
 import { getRun } from './readRuns';
 import { toReviewView } from './runView';
+import type { RunView } from './runView';
 import { claimSlot, releaseSlots } from './slots';
 import type { SlotClaim, SlotGrant, SlotRequest } from './slots';
 import { sealedSecretsColumn } from '../secrets/secrets';
@@ -133,7 +134,7 @@ export function createRunStore(
   }
 
   /** An event about a run: its payload is the run as the API shows it, read in the same transaction. */
-  async function publishRunIn(tx: Tx | PreparedSql, workspaceId: string, type: EventType, dedupeKey: string, runId: string) {
+  async function publishRunIn(tx: Tx, workspaceId: string, type: EventType, dedupeKey: string, runId: string) {
     return publishIn(tx, workspaceId, type, dedupeKey, await getRun(tx, { workspaceId, runId }));
   }
 
@@ -176,46 +177,63 @@ export function createRunStore(
     if ((w.status === 'succeeded' || w.status === 'failed') && type && seconds !== null) opts.observer?.stepFinished(type, seconds);
   }
 
-  /** finishRun's writes, in the caller's transaction; `settled`: this call gave the run its final status. */
-  async function settleIn(
-    tx: Tx | PreparedSql,
-    f: FinishRun,
-  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
+  /**
+   * finishRun's first statements, in the caller's transaction: the ending, then the run as it
+   * now is (its event's payload), sent together (inOrder). `settled`: this call gave the run its
+   * final status; the run read after it has the final status either way.
+   */
+  function endRun(tx: SqlSource, f: FinishRun): Promise<[Array<{ settled: TerminalRunStatus | null }>, RunView]> {
     const { runId, workspaceId } = f;
     const fromStep = f.output && 'fromStep' in f.output ? f.output.fromStep : null;
     const value = f.output && 'value' in f.output ? jsonb(f.output.value) : null;
     // One statement: a pending review is cancelled; unfinished steps end (cancelled with
     // the run, or, when the run was ended from outside (terminated), the one in progress
-    // failed and the rest skipped); the run takes its final status unless it has one.
-    const [row] = await rowsOf<{ settled: TerminalRunStatus | null; current: string }>(
+    // failed and the rest skipped); the run takes its final status unless it has one (the
+    // first final status stands; a concurrent ending is waited for, and the read after sees it).
+    return inOrder(
       tx,
-      Prisma.sql`
-      WITH reviews_closed AS (
-        UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
-      steps_closed AS (
-        UPDATE run_steps SET
-               status = CASE WHEN ${f.status} = 'cancelled' THEN 'cancelled' WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
-               finished_at = CASE WHEN ${f.status} = 'cancelled' THEN (CASE WHEN started_at IS NOT NULL THEN now() END)
-                                  WHEN status = 'pending' THEN finished_at ELSE now() END
-         WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')),
-      settled AS (
-        UPDATE runs SET status = ${f.status}, finished_at = now(),
-               output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
-               error = ${jsonb(f.error)}::jsonb
-         WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
-        RETURNING status)
-      SELECT (SELECT status FROM settled) AS settled, (SELECT status FROM runs WHERE id = ${runId}) AS current`,
+      () =>
+        rowsOf<{ settled: TerminalRunStatus | null }>(
+          tx,
+          Prisma.sql`
+          WITH reviews_closed AS (
+            UPDATE reviews SET status = 'cancelled' WHERE run_id = ${runId} AND status = 'pending'),
+          steps_closed AS (
+            UPDATE run_steps SET
+                   status = CASE WHEN ${f.status} = 'cancelled' THEN 'cancelled' WHEN status = 'pending' THEN 'skipped' ELSE 'failed' END,
+                   finished_at = CASE WHEN ${f.status} = 'cancelled' THEN (CASE WHEN started_at IS NOT NULL THEN now() END)
+                                      WHEN status = 'pending' THEN finished_at ELSE now() END
+             WHERE run_id = ${runId} AND status IN ('pending', 'running', 'waiting_for_review')),
+          settled AS (
+            UPDATE runs SET status = ${f.status}, finished_at = now(),
+                   output = COALESCE(${value}::jsonb, (SELECT output FROM run_steps WHERE run_id = ${runId} AND key = ${fromStep})),
+                   error = ${jsonb(f.error)}::jsonb
+             WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+            RETURNING status)
+          SELECT (SELECT status FROM settled) AS settled`,
+        ),
+      () => getRun(tx, { workspaceId, runId }),
     );
-    // Already settled (the first final status stands). The statement read the row as it was
-    // when it began: settled by a concurrent writer meanwhile, it is read again.
-    let status = row.settled ?? (row.current as TerminalRunStatus);
-    if (!TERMINAL.includes(status)) {
-      [{ status }] = await rowsOf<{ status: TerminalRunStatus }>(tx, Prisma.sql`SELECT status FROM runs WHERE id = ${runId}`);
-    }
-    // Per ending: a run re-run by a reset ends (and is announced) again.
-    const deliveries = await publishRunIn(tx, workspaceId, `run.${status}`, `${runId}:${f.grantKey}:run.${status}`, runId);
-    // Last: the workspace's slot lock is held from here to the commit.
-    const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: f.grantKey });
+  }
+
+  /**
+   * finishRun's last statements, after endRun's: the `run.<status>` event with its deliveries,
+   * and the slot's release (last: the workspace's slot lock is held from there to the commit),
+   * sent together.
+   */
+  async function announceEnd(
+    tx: Tx | PreparedSql,
+    f: FinishRun,
+    [[row], run]: Awaited<ReturnType<typeof endRun>>,
+  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
+    const status = run.status as TerminalRunStatus;
+    if (!TERMINAL.includes(status)) throw new Error(`run ${f.runId} is ${status} after its ending`);
+    const [deliveries, granted] = await inOrder(
+      tx,
+      // Per ending: a run re-run by a reset ends (and is announced) again.
+      () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),
+      () => releaseSlots(tx, { workspaceId: f.workspaceId, runIds: [f.runId], grantKey: f.grantKey }),
+    );
     return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
   }
 
@@ -288,9 +306,14 @@ export function createRunStore(
         inTransaction(hot, async (tx) => {
           const written = await writeStep(tx, runId, stepKey, w);
           const ending = written.step && also.ending ? await also.ending(written.step) : undefined;
-          const claim = also.claim && (await claimSlot(tx, also.claim));
+          // The claim, with the ending's first statements sent behind it (undone with it).
+          const [claim, ended] = await inOrder(
+            tx,
+            () => (also.claim ? claimSlot(tx, also.claim) : Promise.resolve(undefined)),
+            () => (ending ? endRun(tx, ending) : Promise.resolve(undefined)),
+          );
           if (claim && !claim.granted) throw new NoFreeSlot();
-          const end = ending && (await settleIn(tx, ending));
+          const end = ending && ended && (await announceEnd(tx, ending, ended));
           return { written, claim, end };
         });
       let out: Awaited<ReturnType<typeof settle>>;
@@ -404,7 +427,7 @@ export function createRunStore(
      * handed to the next in line, and the `run.<status>` event with its deliveries.
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
-      const { done, settled } = await inTransaction(hot, (tx) => settleIn(tx, f));
+      const { done, settled } = await inTransaction(hot, async (tx) => announceEnd(tx, f, await endRun(tx, f)));
       if (settled) opts.observer?.runSettled(done.status);
       return done;
     },

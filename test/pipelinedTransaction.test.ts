@@ -1,0 +1,134 @@
+import type { EventEmitter } from 'node:events';
+import type { PoolClient } from 'pg';
+import { createDb, inOrder, Prisma, rowsOf } from '@svc/db';
+import type { DbHandle } from '@svc/db';
+
+/**
+ * Transactions on the pool's pipelined connections (packages/db preparedSql.ts) against the real
+ * PostgreSQL: BEGIN goes out with the first statement, statements sent together with inOrder run
+ * in their order, and one failing among them undoes the whole transaction.
+ */
+const TABLE = `pipelined_tx_test_${process.pid}`;
+const table = Prisma.raw(TABLE);
+
+let db: DbHandle;
+/** What the pool's connections wrote to PostgreSQL and were answered, in order. */
+let wire: string[] = [];
+
+beforeAll(async () => {
+  // One connection, so every transaction here reuses it.
+  db = createDb(process.env.DATABASE_URL!, { max: 1 });
+  db.pool.on('connect', (client: PoolClient) => {
+    // A statement is logged when its message (a simple Query, or the Bind of a named statement)
+    // is written to the socket, and when PostgreSQL's ReadyForQuery for it arrives, before `pg`
+    // acts on it (which, unpipelined, is when it writes the next statement).
+    const { connection } = client as unknown as {
+      connection: EventEmitter & { stream: { write: (chunk: unknown, ...rest: unknown[]) => boolean } };
+    };
+    const asked: string[] = [];
+    const inFlight: string[] = [];
+    const write = connection.stream.write.bind(connection.stream);
+    connection.stream.write = (chunk: unknown, ...rest: unknown[]) => {
+      const type = Buffer.isBuffer(chunk) ? String.fromCharCode(chunk[0]) : '';
+      if ((type === 'Q' || type === 'B') && asked.length > 0) {
+        const label = asked.shift()!;
+        inFlight.push(label);
+        wire.push(`send ${label}`);
+      }
+      return write(chunk, ...rest);
+    };
+    connection.prependListener('readyForQuery', () => {
+      if (inFlight.length > 0) wire.push(`answer ${inFlight.shift()}`);
+    });
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // The statements' own calls (promise form); the pool's `query`, used by this file's helpers, passes a callback.
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (args.length === 1)
+        asked.push((typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text).trim().split(/\s+/)[0]);
+      return query(...args);
+    };
+  });
+  await db.pool.query(`CREATE TABLE ${TABLE} (n int PRIMARY KEY)`);
+});
+afterAll(async () => {
+  await db.pool.query(`DROP TABLE ${TABLE}`);
+  await db.close();
+});
+beforeEach(async () => {
+  await db.pool.query(`TRUNCATE ${TABLE}`);
+  wire = [];
+});
+
+const insert = (n: number) => Prisma.sql`INSERT INTO ${table} (n) VALUES (${n}) RETURNING n`;
+const count = Prisma.sql`SELECT count(*)::int AS count FROM ${table}`;
+const stored = async () => (await db.pool.query<{ n: number }>(`SELECT n FROM ${TABLE} ORDER BY n`)).rows.map((r) => r.n);
+
+it('sends BEGIN with the first statement, and statements given to inOrder together, each run in its order', async () => {
+  const seen = await db.sql.transaction(async (tx) => {
+    await rowsOf(tx, insert(1));
+    const [, [after]] = await inOrder(
+      tx,
+      () => rowsOf(tx, insert(2)),
+      () => rowsOf<{ count: number }>(tx, count),
+    );
+    return after.count;
+  });
+  // The count sent behind the insert sees it: PostgreSQL runs a connection's statements in order.
+  expect(seen).toBe(2);
+  expect(await stored()).toEqual([1, 2]);
+  expect(wire).toEqual([
+    'send BEGIN',
+    'send INSERT',
+    'answer BEGIN',
+    'answer INSERT',
+    'send INSERT',
+    'send SELECT',
+    'answer INSERT',
+    'answer SELECT',
+    'send COMMIT',
+    'answer COMMIT',
+  ]);
+});
+
+it('undoes the whole transaction when one statement sent together fails, and the connection serves the next one', async () => {
+  const failed = db.sql.transaction(async (tx) => {
+    await rowsOf(tx, insert(1));
+    return inOrder(
+      tx,
+      () => rowsOf(tx, insert(2)),
+      () => rowsOf(tx, Prisma.sql`SELECT 1 / ${0}::int`),
+      () => rowsOf(tx, insert(3)),
+    );
+  });
+  await expect(failed).rejects.toMatchObject({ code: '22012' });
+  expect(await stored()).toEqual([]);
+  // Rolled back as soon as the failure is known; the pipeline answers what was sent before that first.
+  expect(wire.indexOf('send ROLLBACK')).toBeGreaterThan(wire.indexOf('answer SELECT'));
+  expect(wire.filter((w) => w.startsWith('answer')).at(-1)).toBe('answer ROLLBACK');
+  expect(wire.filter((w) => w === 'answer INSERT')).toHaveLength(3);
+
+  // The same (only) connection, back in the pool in a clean state.
+  await db.sql.transaction(async (tx) => rowsOf(tx, insert(4)));
+  expect(await stored()).toEqual([4]);
+});
+
+it('undoes a transaction whose first statement fails while BEGIN is still unanswered', async () => {
+  const failed = db.sql.transaction(async (tx) => rowsOf(tx, Prisma.sql`INSERT INTO ${table} (n) VALUES (${null}::int)`));
+  await expect(failed).rejects.toMatchObject({ code: '23502' });
+  expect(wire.slice(0, 3)).toEqual(['send BEGIN', 'send INSERT', 'answer BEGIN']);
+  await db.sql.transaction(async (tx) => rowsOf(tx, insert(5)));
+  expect(await stored()).toEqual([5]);
+});
+
+it('runs the calls one after another on Prisma, whose transactions promise no order to concurrent queries', async () => {
+  const order: string[] = [];
+  const call = (tx: Prisma.TransactionClient, name: string, n: number) => async () => {
+    order.push(`start ${name}`);
+    const rows = await rowsOf<{ n: number }>(tx, insert(n));
+    order.push(`end ${name}`);
+    return rows[0].n;
+  };
+  const out = await db.prisma.$transaction((tx) => inOrder(tx, call(tx, 'a', 6), call(tx, 'b', 7)));
+  expect(out).toEqual([6, 7]);
+  expect(order).toEqual(['start a', 'end a', 'start b', 'end b']);
+});
