@@ -23,4 +23,18 @@ describe('fnLoad', () => {
     expect(r.ok).toBe(9);
     expect(r.latencies).toHaveLength(9);
   });
+
+  it('with a rate, starts call i no earlier than i / rate seconds: spread evenly, never a burst per second', async () => {
+    const starts: number[] = [];
+    const r = await fnLoad(
+      async () => {
+        starts.push(performance.now());
+        await call(1)();
+      },
+      { concurrency: 5, amount: 10, overallRate: 50 },
+    );
+    expect(r.ok).toBe(10);
+    // 50/s: one call every 20 ms (a timer may fire a millisecond early, never a whole step).
+    starts.forEach((t, i) => expect(t - starts[0]).toBeGreaterThanOrEqual(i * 20 - 2));
+  });
 });

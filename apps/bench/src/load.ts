@@ -23,8 +23,6 @@ export interface HttpLoadOptions {
   /** Seconds; or `amount` requests in all. */
   durationSec?: number;
   amount?: number;
-  /** Requests per second across all connections (an open-ish load); default as fast as answered. */
-  overallRate?: number;
   /** Sees each response body (e.g. to collect run ids, or check a status). */
   onBody?: (status: number, body: string) => void;
 }
@@ -56,7 +54,6 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
       // autocannon refuses keys present with an undefined value
       ...(o.durationSec !== undefined ? { duration: o.durationSec } : {}),
       ...(o.amount !== undefined ? { amount: o.amount } : {}),
-      ...(o.overallRate !== undefined ? { overallRate: o.overallRate } : {}),
     },
     (err, result) => settle({ err, result }),
   );
@@ -83,7 +80,7 @@ export async function httpLoad(o: HttpLoadOptions): Promise<LoadResult> {
  * calling `fn` again as soon as the last call returned, until `durationSec` has passed or
  * `amount` calls were issued, whichever comes first (given both, `amount` is a cap, e.g. the
  * SDK baseline's prepared runs); with `overallRate`, call i is not issued before i / overallRate
- * seconds (as autocannon's `overallRate` paces httpLoad).
+ * seconds: evenly spaced, where autocannon's own `overallRate` sends each second's quota at once.
  */
 export async function fnLoad(
   fn: () => Promise<unknown>,

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { deliveryWorkflowId } from '@svc/domain';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
-import { apiCall, runsLoad } from '../context';
+import { apiCall } from '../context';
+import { BENCH_INPUT } from '../fixtures';
 import { deliverySplit } from '../deliverySplit';
 import type { DeliverySplit } from '../deliverySplit';
 import { floorDeliveryId } from '../floor/deliveryActivities';
@@ -105,16 +106,14 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       });
       receiver.setSecret(label, endpoint.secret);
       const runIds: string[] = [];
-      const load = await runsLoad(ctx, tenant, {
-        wait: false,
-        connections: callers(rate),
-        overallRate: rate,
-        // A count, not a duration: every offered start is answered, however slow the answers.
-        amount: Math.round(rate * durationSec),
-        onBody: (status, body) => {
-          if (status === 201) runIds.push((JSON.parse(body) as { id: string }).id);
-        },
-      });
+      const url = `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
+      const start = async () => {
+        runIds.push((await apiCall<{ id: string }>(ctx, 'POST', url, { key: tenant.key, body: { input: BENCH_INPUT }, expect: 201 })).id);
+      };
+      // Paced as the floor's side is (start i at i / rate s): autocannon's `overallRate` sends each
+      // second's quota at once at the start of the second, bursts the floor's side never met.
+      // A count, not a duration: every offered start is answered, however slow the answers.
+      const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`run starts at ${rate}/s`, load);
       // Each run has one delivery, generation 0 (no manual retries here).
       const r = await collect('webhooks', rate, load, runIds, split ? (g) => deliveryWorkflowId(g.deliveryId!, 0) : undefined);
