@@ -77,9 +77,9 @@ export function rowsOf<T>(db: SqlSource, query: Prisma.Sql): Promise<T[]> {
  * interactive transactions promise no order to concurrent queries, they run one after another.
  */
 export async function inOrder<T extends readonly unknown[]>(db: SqlSource, ...calls: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
-  const together = db instanceof PreparedSql;
-  const out: unknown[] = together ? await Promise.all(calls.map((call) => call())) : [];
-  if (!together) for (const call of calls) out.push(await call());
+  if (db instanceof PreparedSql) return (await Promise.all(calls.map((call) => call()))) as unknown as T;
+  const out: unknown[] = [];
+  for (const call of calls) out.push(await call());
   return out as unknown as T;
 }
 
