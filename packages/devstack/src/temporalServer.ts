@@ -122,6 +122,18 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, string | number | boolean
 };
 
 /**
+ * SQLite settings for a file-backed dev server (`--sqlite-pragma`). Write-ahead logging: a commit
+ * appends to the log and syncs it once, where the default rollback journal writes and syncs the
+ * journal and then the database file on every commit. `synchronous` stays at its default (FULL),
+ * so a committed write survives a power loss as before. Measured (apps/bench FINDINGS, session
+ * 18), 16 callers on the file store: the floor finished 30–38 runs/s before and 47–49 after,
+ * svc's `wait: true` 26–30 and 35–36, the server's CPU per run falling by about a fifth.
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: Record<string, string> = {
+  journal_mode: 'wal',
+};
+
+/**
  * Starts `temporal server start-dev` (the real Temporal server with SQLite and the Web UI) on
  * `ip`:`port`, with the given namespace and search attributes, and resolves once the frontend
  * answers for that namespace and the search attributes are registered.
@@ -137,7 +149,10 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port)];
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
-  if (dbFile) args.push('--db-filename', dbFile);
+  if (dbFile) {
+    args.push('--db-filename', dbFile);
+    for (const [pragma, value] of Object.entries(DEV_SERVER_SQLITE_PRAGMAS)) args.push('--sqlite-pragma', `${pragma}=${value}`);
+  }
   if (namespace !== 'default') args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(attributes)) args.push('--search-attribute', `${name}=${type}`);
   const dynamicConfig = { ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig };
