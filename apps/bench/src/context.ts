@@ -49,6 +49,11 @@ export async function apiCall<T>(
 }
 
 /** A load of `POST /api/v1/workflows/{id}/runs` with the bench input, `wait: true` or not. */
+/** `POST` here starts a run of the tenant's bench workflow. */
+export function runsUrl(ctx: BenchContext, tenant: Tenant): string {
+  return `${ctx.stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
+}
+
 export function runsLoad(
   ctx: BenchContext,
   tenant: Tenant,
@@ -56,7 +61,7 @@ export function runsLoad(
 ): Promise<LoadResult> {
   const { wait, ...load } = o;
   return httpLoad({
-    url: `${ctx.stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`,
+    url: runsUrl(ctx, tenant),
     method: 'POST',
     headers: authHeaders(tenant.key, true),
     body: JSON.stringify(wait ? { input: BENCH_INPUT, wait } : { input: BENCH_INPUT }),

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { BenchContext } from '../context';
-import { authHeaders } from '../context';
+import { authHeaders, runsUrl } from '../context';
 import { cpuSnapshot, cpuUsed } from '../cpu';
 import { durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
@@ -53,7 +53,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
   let apiSucceeded = 0;
   let apiOther = 0;
   const api = (tenant: Tenant) => {
-    const url = `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
+    const url = runsUrl(ctx, tenant);
     const body = JSON.stringify({ input: BENCH_INPUT, wait: true });
     return metered('svc wait: true', () =>
       fnLoad(async () => {

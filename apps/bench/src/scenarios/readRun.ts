@@ -1,5 +1,5 @@
 import type { BenchContext } from '../context';
-import { apiCall, authHeaders } from '../context';
+import { apiCall, authHeaders, runsUrl } from '../context';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { alternate, assertClean, httpLoad } from '../load';
@@ -14,7 +14,7 @@ import { round, summarize } from '../stats';
 export async function readRunScenario(ctx: BenchContext, tenant: Tenant) {
   const { profile: p, stack } = ctx;
   ctx.rss.setPhase('read');
-  const run = await apiCall<{ id: string; status: string }>(ctx, 'POST', `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`, {
+  const run = await apiCall<{ id: string; status: string }>(ctx, 'POST', runsUrl(ctx, tenant), {
     key: tenant.key,
     body: { input: BENCH_INPUT, wait: true },
     expect: 201,

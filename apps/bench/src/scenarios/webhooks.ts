@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { deliveryWorkflowId } from '@svc/domain';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
-import { apiCall } from '../context';
+import { apiCall, runsUrl } from '../context';
 import { BENCH_INPUT } from '../fixtures';
 import { deliverySplit } from '../deliverySplit';
 import type { DeliverySplit } from '../deliverySplit';
@@ -106,7 +106,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       });
       receiver.setSecret(label, endpoint.secret);
       const runIds: string[] = [];
-      const url = `${stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
+      const url = runsUrl(ctx, tenant);
       const start = async () => {
         runIds.push((await apiCall<{ id: string }>(ctx, 'POST', url, { key: tenant.key, body: { input: BENCH_INPUT }, expect: 201 })).id);
       };
