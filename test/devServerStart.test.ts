@@ -49,8 +49,11 @@ it('starts the server again after a start that died in a Go panic, and it answer
     onServerLog: () => undefined,
   });
   try {
-    expect(startsMade()).toBe(2);
-    expect(logged).toContainEqual(expect.stringContaining('panicked while starting (panic: listen tcp 127.0.0.1:7243'));
+    // Every start after the first follows a panic it logged: the injected one, and (rarely, with
+    // other tests starting servers beside this one) a real one, the port race the retry is for.
+    const panics = logged.filter((m) => m.includes('panicked while starting'));
+    expect(startsMade()).toBe(1 + panics.length);
+    expect(panics[0]).toContain('panicked while starting (panic: listen tcp 127.0.0.1:7243');
     const connection = await Connection.connect({ address: server.address });
     try {
       const info = await connection.workflowService.getSystemInfo({});
