@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   applyWorkflowAndAnnounce,
+  deliveryWorkflowId,
   recordAttempt,
   recordEventAndDeliveries,
   sealedContext,
@@ -659,6 +660,64 @@ describe('recording an attempt', () => {
     await stack.db.prisma.webhookDelivery.update({ where: { id: d.id }, data: { generation: d.generation + 1, status: 'pending' } });
     expect(await recordAttempt(db, { ...attempt, attemptKey: `${d.id}:old` })).toMatchObject({ next: 'done', status: 'superseded' });
     expect((await deliveryOf(t, ep.id, d.id)).attempts).toHaveLength(2);
+  });
+});
+
+describe('an attempt and its log entry', () => {
+  const historyOf = async (deliveryId: string) =>
+    (await stack.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId, 0)).fetchHistory()).events!;
+  /** Local activities run (each records a marker). */
+  const markers = (events: Awaited<ReturnType<typeof historyOf>>) => events.filter((e) => e.markerRecordedEventAttributes);
+
+  it('a delivered attempt is one workflow task and one local activity, with no activity task', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const ep = await endpoint(t, r.origin);
+    await fire(t);
+    const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
+    const events = await historyOf(d.id);
+    expect(events[0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('deliveryWorkflowV3');
+    expect(events.filter((e) => e.workflowTaskStartedEventAttributes)).toHaveLength(1);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    expect(markers(events)).toHaveLength(1);
+    expect(d.attempts).toEqual([expect.objectContaining({ number: 1, response_status: 200, error: null })]);
+  });
+
+  it('an attempt whose log entry could not be written is written by the workflow, with its answer, and not sent again', async () => {
+    // The first write of an attempt answered 299 fails, as it would in a database outage; a
+    // sequence, since the failing transaction rolls back anything else it would record.
+    await stack.db.prisma.$executeRawUnsafe(`CREATE SEQUENCE IF NOT EXISTS test_attempt_writes`);
+    await stack.db.prisma.$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION test_fail_first_299() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.response_status = 299 AND nextval('test_attempt_writes') = 1 THEN
+          RAISE EXCEPTION 'the delivery log is not writable';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await stack.db.prisma.$executeRawUnsafe(`
+      CREATE OR REPLACE TRIGGER test_fail_first_299 BEFORE INSERT ON webhook_delivery_attempts
+      FOR EACH ROW EXECUTE FUNCTION test_fail_first_299()`);
+    try {
+      const t = await tenant();
+      const r = await receiver((_q, res) => {
+        res.writeHead(299, { 'content-type': 'text/plain' });
+        res.end('taken');
+      });
+      const ep = await endpoint(t, r.origin);
+      await fire(t);
+      const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
+      expect(d.attempts).toEqual([
+        expect.objectContaining({ number: 1, response_status: 299, error: null, response_body_excerpt: 'taken' }),
+      ]);
+      expect(r.requests).toHaveLength(1);
+      // The attempt's own write failed once, then the workflow's succeeded.
+      const [{ n }] = await stack.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT last_value AS n FROM test_attempt_writes`);
+      expect(Number(n)).toBe(2);
+      expect(markers(await historyOf(d.id))).toHaveLength(2);
+    } finally {
+      await stack.db.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS test_fail_first_299 ON webhook_delivery_attempts`);
+    }
   });
 });
 

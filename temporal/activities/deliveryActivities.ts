@@ -1,4 +1,5 @@
 import { log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Db, SqlSource } from '@svc/db';
 import {
@@ -15,7 +16,8 @@ import type { AttemptDecision, AttemptErrorClass, Mailer } from '@svc/domain';
 import type { SecretBox } from '@svc/signing';
 import { signWebhook } from '@svc/signing';
 import type { DeliveryStarter } from '../client/deliveryStarter';
-import type { AttemptOutcome, RecordAttemptInput } from '../shared/deliveryTypes';
+import { ATTEMPT_NOT_RECORDED } from '../shared/deliveryTypes';
+import type { AttemptEntry, AttemptOutcome, AttemptStep, RecordAttemptInput } from '../shared/deliveryTypes';
 import type { SvcMetrics } from './metrics';
 
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
@@ -129,69 +131,93 @@ async function post(
 /** Activities of the delivery workflow. Secrets stay in here: never in Temporal history. */
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { webhooks } = deps;
+
+  /** One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh `t`, POSTs. */
+  async function attempt(args: { deliveryId: string; generation: number }): Promise<AttemptOutcome> {
+    const prepared = await prepareAttempt(deps.sql, deps.secretBox, args);
+    if (prepared.kind === 'skip') return prepared;
+    const started = Date.now();
+    const timestamp = Math.floor(started / 1000);
+    const result = await post(webhooks.dispatcher, {
+      url: prepared.url,
+      body: prepared.body,
+      timeoutMs: webhooks.timeoutMs,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'svc-signature': signWebhook({ secrets: prepared.secrets, timestamp, body: prepared.body }),
+        'svc-event-id': prepared.eventId,
+        'svc-event-type': prepared.eventType,
+        'svc-delivery-id': args.deliveryId,
+        'svc-delivery-attempt': String(prepared.attemptNumber),
+      },
+    });
+    const durationMs = Date.now() - started;
+    deps.metrics.deliveryAttempted(result.error ?? 'succeeded');
+    if (result.error) {
+      log.info('webhook attempt failed', {
+        deliveryId: args.deliveryId,
+        attempt: prepared.attemptNumber,
+        status: result.status,
+        error: result.error,
+        host: new URL(prepared.url).host,
+      });
+    }
+    return {
+      kind: 'attempted',
+      startedAt: new Date(started).toISOString(),
+      durationMs,
+      responseStatus: result.status,
+      responseBodyExcerpt: result.excerpt,
+      error: result.error,
+      retryAfterMs: result.retryAfterMs,
+    };
+  }
+
+  /** Writes the attempt to the delivery log and decides what follows (idempotent by attempt key). */
+  function record(input: RecordAttemptInput): Promise<AttemptDecision> {
+    return recordAttempt(deps, {
+      deliveryId: input.deliveryId,
+      generation: input.generation,
+      attemptKey: input.attemptKey,
+      startedAt: input.outcome.startedAt,
+      durationMs: input.outcome.durationMs,
+      responseStatus: input.outcome.responseStatus,
+      responseBodyExcerpt: input.outcome.responseBodyExcerpt,
+      error: input.outcome.error,
+      retryAfterMs: input.outcome.retryAfterMs,
+      plannedDelayMs: input.plannedDelayMs,
+      retryAfterMaxMs: webhooks.retryAfterMaxMs,
+      windowLabel: formatWindow(input.windowMs),
+    });
+  }
+
   return {
     /**
-     * One attempt: checks the delivery is still due and its endpoint enabled, signs with a
-     * fresh `t`, POSTs. Registered with no Temporal retries: the workflow owns the schedule.
+     * One attempt and its log entry (deliveryWorkflowV3). Registered with no Temporal retries:
+     * the workflow owns the schedule. When the request was made but the log could not be
+     * written, the failure carries the attempt's outcome, for the workflow to write it.
      */
-    async attemptDelivery(args: { deliveryId: string; generation: number }): Promise<AttemptOutcome> {
-      const prepared = await prepareAttempt(deps.sql, deps.secretBox, args);
-      if (prepared.kind === 'skip') return prepared;
-      const started = Date.now();
-      const timestamp = Math.floor(started / 1000);
-      const result = await post(webhooks.dispatcher, {
-        url: prepared.url,
-        body: prepared.body,
-        timeoutMs: webhooks.timeoutMs,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': WEBHOOK_USER_AGENT,
-          'svc-signature': signWebhook({ secrets: prepared.secrets, timestamp, body: prepared.body }),
-          'svc-event-id': prepared.eventId,
-          'svc-event-type': prepared.eventType,
-          'svc-delivery-id': args.deliveryId,
-          'svc-delivery-attempt': String(prepared.attemptNumber),
-        },
-      });
-      const durationMs = Date.now() - started;
-      deps.metrics.deliveryAttempted(result.error ?? 'succeeded');
-      if (result.error) {
-        log.info('webhook attempt failed', {
-          deliveryId: args.deliveryId,
-          attempt: prepared.attemptNumber,
-          status: result.status,
-          error: result.error,
-          host: new URL(prepared.url).host,
+    async deliverAttempt(entry: AttemptEntry): Promise<AttemptStep> {
+      const outcome = await attempt(entry);
+      if (outcome.kind === 'skip') return outcome;
+      try {
+        return { kind: 'recorded', decision: await record({ ...entry, outcome }) };
+      } catch {
+        throw ApplicationFailure.create({
+          type: ATTEMPT_NOT_RECORDED,
+          message: 'The attempt could not be written to the delivery log',
+          nonRetryable: true,
+          details: [outcome],
         });
       }
-      return {
-        kind: 'attempted',
-        startedAt: new Date(started).toISOString(),
-        durationMs,
-        responseStatus: result.status,
-        responseBodyExcerpt: result.excerpt,
-        error: result.error,
-        retryAfterMs: result.retryAfterMs,
-      };
     },
 
-    /** Writes the attempt to the delivery log and decides what follows (idempotent by attempt key). */
-    async recordDeliveryAttempt(input: RecordAttemptInput): Promise<AttemptDecision> {
-      return recordAttempt(deps, {
-        deliveryId: input.deliveryId,
-        generation: input.generation,
-        attemptKey: input.attemptKey,
-        startedAt: input.outcome.startedAt,
-        durationMs: input.outcome.durationMs,
-        responseStatus: input.outcome.responseStatus,
-        responseBodyExcerpt: input.outcome.responseBodyExcerpt,
-        error: input.outcome.error,
-        retryAfterMs: input.outcome.retryAfterMs,
-        plannedDelayMs: input.plannedDelayMs,
-        retryAfterMaxMs: webhooks.retryAfterMaxMs,
-        windowLabel: formatWindow(input.windowMs),
-      });
-    },
+    /** One attempt alone (deliveryWorkflowV2 and before). Registered with no Temporal retries. */
+    attemptDelivery: attempt,
+
+    /** Writes an attempt to the delivery log (deliveryWorkflowV2 and before; V3 when deliverAttempt could not). */
+    recordDeliveryAttempt: record,
 
     async stopDelivery(args: { deliveryId: string; generation: number }): Promise<void> {
       await stopDeliveryRow(deps.prisma, args);

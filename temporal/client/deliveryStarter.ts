@@ -6,7 +6,7 @@ import { deliveryWorkflowId, markDeliveryDispatched, undispatchedDeliveries } fr
 import type { DeliveryRef } from '@svc/domain';
 import type { DeliveryWorkflowInput } from '../shared/deliveryTypes';
 import { SA_WORKSPACE_ID } from '../shared/searchAttributes';
-import type { deliveryWorkflowV2 } from '../workflows/deliveryWorkflow';
+import type { deliveryWorkflowV3 } from '../workflows/deliveryWorkflow';
 
 export interface DeliveryStarter {
   /** Starts the workflow of one delivery generation (idempotent) and marks it dispatched. */
@@ -39,7 +39,7 @@ export function createDeliveryStarter(opts: DeliveryStarterOptions): DeliverySta
         attemptTimeoutMs: opts.attemptTimeoutMs,
       };
       try {
-        await opts.client.workflow.start<typeof deliveryWorkflowV2>('deliveryWorkflowV2', {
+        await opts.client.workflow.start<typeof deliveryWorkflowV3>('deliveryWorkflowV3', {
           workflowId: deliveryWorkflowId(ref.id, ref.generation),
           taskQueue: opts.taskQueue,
           args: [input],

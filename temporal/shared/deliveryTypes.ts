@@ -1,4 +1,4 @@
-import type { AttemptMeasurement } from '@svc/domain';
+import type { AttemptDecision, AttemptMeasurement } from '@svc/domain';
 
 /** Arguments of one delivery workflow (one generation of one (event, endpoint) delivery). */
 export interface DeliveryWorkflowInput {
@@ -25,5 +25,17 @@ export interface RecordAttemptInput {
   /** Total of the schedule, for the disable reason. */
   windowMs: number;
 }
+
+/** One attempt's log entry, less its outcome: what deliverAttempt is given. */
+export type AttemptEntry = Omit<RecordAttemptInput, 'outcome'>;
+
+/** An attempt with its log entry written: the log's decision, or why nothing was attempted. */
+export type AttemptStep = Extract<AttemptOutcome, { kind: 'skip' }> | { kind: 'recorded'; decision: AttemptDecision };
+
+/**
+ * The type of deliverAttempt's failure when the request was made but its log entry could not be
+ * written: its details carry the attempt's outcome, which the workflow then writes itself.
+ */
+export const ATTEMPT_NOT_RECORDED = 'SvcDeliveryAttemptNotRecorded';
 
 export type DeliveryWorkflowResult = { status: 'succeeded' | 'failed' | 'superseded' | 'stopped'; reason?: string };

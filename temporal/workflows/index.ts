@@ -1,4 +1,4 @@
 // The one barrel the worker bundles: deterministic code only.
 export { runWorkflow, runWorkflowV2 } from './runWorkflow';
-export { deliveryWorkflow, deliveryWorkflowV2 } from './deliveryWorkflow';
+export { deliveryWorkflow, deliveryWorkflowV2, deliveryWorkflowV3 } from './deliveryWorkflow';
 export { reconcilerWorkflow } from './reconciler';

@@ -33,6 +33,8 @@ const SHAPES = [
   'v1-review-approved',
   'v1-review-expired',
   'v1-transform',
+  // deliveryWorkflowV2, before deliveryWorkflowV3 (an attempt and its log entry as two local activities): frozen likewise.
+  'v2-delivery',
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));
 
