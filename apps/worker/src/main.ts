@@ -4,7 +4,8 @@ import { configureSandbox } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
-import { connectTemporalClient, createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
+import { Client } from '@temporalio/client';
+import { createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
 import { prometheusTelemetry } from './telemetry';
 
@@ -30,12 +31,14 @@ async function main(): Promise<void> {
   });
   const connection = await connectWorkerTemporal(config);
   // A client too: activities start webhook delivery workflows, and the relay starts the outbox's.
-  const temporal = await connectTemporalClient(config);
+  // On the worker's own connection: its calls go through the SDK's Rust core, one connection per
+  // process and less CPU per call than a second, grpc-js connection (measured, README Performance).
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const webhooks = createWebhookRuntime({
     config,
     prisma: db.prisma,
     sql: db.sql,
-    client: temporal.client,
+    client,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
     logger,
   });
@@ -48,14 +51,14 @@ async function main(): Promise<void> {
       reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
       logger,
       webhooks,
-      temporalClient: temporal.client,
+      temporalClient: client,
     },
     connection,
   );
   const serves = config.WORKER_TASK_QUEUES;
   // The reconciler's Schedule runs on the run queue; the outbox relay starts deliveries.
   if (serves.includes('runs')) {
-    await ensureReconciler(temporal.client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
+    await ensureReconciler(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RECONCILE_INTERVAL_MS });
   }
   const relay = serves.includes('deliveries')
     ? startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger })
@@ -75,7 +78,6 @@ async function main(): Promise<void> {
   await workers.run();
   await relay?.stop();
   webhooks.mailer.close();
-  await temporal.connection.close();
   await connection.close();
   await db.close();
   logger.info('worker stopped');
