@@ -15,7 +15,7 @@ import { createDeliveryStarter } from '@svc/temporal';
 import { signWebhook } from '@svc/signing';
 import { greet, statusCounts, waitFor } from './helpers/fixtures';
 import { ok, startHttpsReceiver, testCertificate } from './helpers/httpsReceiver';
-import type { HttpsReceiver, Received } from './helpers/httpsReceiver';
+import type { HttpsReceiver, Received, ReceiverHandler } from './helpers/httpsReceiver';
 import { ROOT } from './helpers/processes';
 import { startSmtpSink } from './helpers/smtpSink';
 import { startStack } from './helpers/stack';
@@ -61,6 +61,14 @@ async function receiver(handler = ok): Promise<HttpsReceiver> {
   receivers.push(r);
   return r;
 }
+
+/** A receiver's answer: `status` with a plain-text body. */
+const answering =
+  (status: number, body: string): ReceiverHandler =>
+  (_q, res) => {
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(body);
+  };
 
 interface Tenant {
   workspaceId: string;
@@ -371,10 +379,7 @@ describe('delivery', () => {
 
   it('disables an endpoint at once on 410, emails the admins, delivers nothing more until re-enabled', async () => {
     const t = await tenant(['owner@acme.test', 'ops@acme.test']);
-    const r = await receiver((_q, res) => {
-      res.writeHead(410, { 'content-type': 'text/plain' });
-      res.end('gone for good');
-    });
+    const r = await receiver(answering(410, 'gone for good'));
     const ep = await endpoint(t, r.origin);
     await fire(t);
 
@@ -700,10 +705,7 @@ describe('an attempt and its log entry', () => {
       FOR EACH ROW EXECUTE FUNCTION test_fail_first_299()`);
     try {
       const t = await tenant();
-      const r = await receiver((_q, res) => {
-        res.writeHead(299, { 'content-type': 'text/plain' });
-        res.end('taken');
-      });
+      const r = await receiver(answering(299, 'taken'));
       const ep = await endpoint(t, r.origin);
       await fire(t);
       const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
