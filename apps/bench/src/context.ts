@@ -48,12 +48,12 @@ export async function apiCall<T>(
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** A load of `POST /api/v1/workflows/{id}/runs` with the bench input, `wait: true` or not. */
 /** `POST` here starts a run of the tenant's bench workflow. */
 export function runsUrl(ctx: BenchContext, tenant: Tenant): string {
   return `${ctx.stack.apiUrl}/api/v1/workflows/${tenant.workflowId}/runs`;
 }
 
+/** A load of `POST /api/v1/workflows/{id}/runs` with the bench input, `wait: true` or not. */
 export function runsLoad(
   ctx: BenchContext,
   tenant: Tenant,
