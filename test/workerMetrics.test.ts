@@ -155,7 +155,12 @@ describe('worker metrics', () => {
         (types) => types.join() === 'run.succeeded,workflow.updated',
       );
 
-      const [ran, delivered] = await Promise.all([runs.scrape(), deliveries.scrape()]);
+      // An attempt is counted after its log entry is written, which is after the receiver has it.
+      const delivered = await waitFor(
+        deliveries.scrape,
+        (t) => (series(t, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0) >= 2,
+      );
+      const ran = await runs.scrape();
       const deliveryQueue = stack.config.TEMPORAL_DELIVERY_TASK_QUEUE;
       expect(series(ran, 'svc_runs_settled_total', { status: 'succeeded' })).toBe(1);
       expect(series(ran, 'temporal_worker_task_slots_available', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
