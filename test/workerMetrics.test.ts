@@ -155,7 +155,7 @@ describe('worker metrics', () => {
         (types) => types.join() === 'run.succeeded,workflow.updated',
       );
 
-      // An attempt is counted after its log entry is written, which is after the receiver has it.
+      // The worker counts an attempt once the receiver's answer is back, which is after the handler above saw it.
       const delivered = await waitFor(
         deliveries.scrape,
         (t) => (series(t, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0) >= 2,
