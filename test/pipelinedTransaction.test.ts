@@ -1,7 +1,6 @@
-import type { EventEmitter } from 'node:events';
-import type { PoolClient } from 'pg';
 import { createDb, inOrder, Prisma, rowsOf } from '@svc/db';
 import type { DbHandle } from '@svc/db';
+import { recordWire } from './helpers/wire';
 
 /**
  * Transactions on the pool's pipelined connections (packages/db preparedSql.ts) against the real
@@ -12,42 +11,13 @@ const TABLE = `pipelined_tx_test_${process.pid}`;
 const table = Prisma.raw(TABLE);
 
 let db: DbHandle;
-/** What the pool's connections wrote to PostgreSQL and were answered, in order. */
-let wire: string[] = [];
+/** What the pool's connections wrote to PostgreSQL and were answered, in order (recordWire). */
+let wire: string[];
 
 beforeAll(async () => {
   // One connection, so every transaction here reuses it.
   db = createDb(process.env.DATABASE_URL!, { max: 1 });
-  db.pool.on('connect', (client: PoolClient) => {
-    // A statement is logged when its message (a simple Query, or the Bind of a named statement)
-    // is written to the socket, and when PostgreSQL's ReadyForQuery for it arrives, before `pg`
-    // acts on it (which, unpipelined, is when it writes the next statement).
-    const { connection } = client as unknown as {
-      connection: EventEmitter & { stream: { write: (chunk: unknown, ...rest: unknown[]) => boolean } };
-    };
-    const asked: string[] = [];
-    const inFlight: string[] = [];
-    const write = connection.stream.write.bind(connection.stream);
-    connection.stream.write = (chunk: unknown, ...rest: unknown[]) => {
-      const type = Buffer.isBuffer(chunk) ? String.fromCharCode(chunk[0]) : '';
-      if ((type === 'Q' || type === 'B') && asked.length > 0) {
-        const label = asked.shift()!;
-        inFlight.push(label);
-        wire.push(`send ${label}`);
-      }
-      return write(chunk, ...rest);
-    };
-    connection.prependListener('readyForQuery', () => {
-      if (inFlight.length > 0) wire.push(`answer ${inFlight.shift()}`);
-    });
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    // The statements' own calls (promise form); the pool's `query`, used by this file's helpers, passes a callback.
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (args.length === 1)
-        asked.push((typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text).trim().split(/\s+/)[0]);
-      return query(...args);
-    };
-  });
+  wire = recordWire(db);
   await db.pool.query(`CREATE TABLE ${TABLE} (n int PRIMARY KEY)`);
 });
 afterAll(async () => {
@@ -56,7 +26,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.pool.query(`TRUNCATE ${TABLE}`);
-  wire = [];
+  wire.length = 0;
 });
 
 const insert = (n: number) => Prisma.sql`INSERT INTO ${table} (n) VALUES (${n}) RETURNING n`;

@@ -10,6 +10,7 @@ import {
   redactSecrets,
   renderReviewText,
   reviewRequestMail,
+  stepOutputReference,
 } from '@svc/domain';
 import type { AfterCommit, ExpressionContext, FinishRun, Mailer, StepsData, StepWrite } from '@svc/domain';
 import { createRunStore } from '@svc/domain';
@@ -181,7 +182,9 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     let status: TerminalRunStatus = args.status;
     let error: RunError | null = args.error ?? null;
     let output: FinishRun['output'] = null;
-    if (status === 'succeeded' && args.outputExpression) {
+    // An output that names one step's output (`steps.<key>.output`) is that output as stored.
+    const fromStep = args.outputExpression ? stepOutputReference(args.outputExpression) : args.lastStepKey;
+    if (status === 'succeeded' && args.outputExpression && !fromStep) {
       const { ctx, redact } = known ?? (await contextFor(args.workspaceId, args.runId));
       try {
         const value = redact(await evaluateExpression(args.outputExpression, ctx));
@@ -194,7 +197,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         status = 'failed';
         error = redact({ code: expressionErrorCode(err), message: `output: ${(err as Error).message}`, step_key: null });
       }
-    } else if (status === 'succeeded' && args.lastStepKey) output = { fromStep: args.lastStepKey };
+    } else if (status === 'succeeded' && fromStep) output = { fromStep };
     return { runId: args.runId, workspaceId: args.workspaceId, status, output, error, grantKey: args.grantKey };
   }
 
@@ -233,14 +236,16 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       lastStepKey: result.status === 'succeeded' ? args.step.key : end.lastStepKey,
       error: failed ? { ...result.error, step_key: args.step.key } : undefined,
     };
-    const readBack = Boolean(ending?.outputExpression);
+    // Only an output expression the sandbox evaluates needs the step as stored; any other
+    // ending goes out with the step's write.
+    const readBack = Boolean(ending?.outputExpression && !stepOutputReference(ending.outputExpression));
     const out = await store.settleLocalStep(
       args.runId,
       args.step.key,
       { ...w, readBack },
       {
         claim: args.claim,
-        ending: ending && ((stored) => runEnding(ending, readBack ? withStep(run, args.step.key, stored) : undefined)),
+        ending: ending && (readBack ? (stored) => runEnding(ending, withStep(run, args.step.key, stored)) : await runEnding(ending)),
       },
     );
     if (args.claim && out.claim) await after.tell(args.workspaceId, out.claim.alsoGranted, args.claim.grantKey);

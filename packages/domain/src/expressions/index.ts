@@ -11,6 +11,7 @@ export {
   type ExpressionLimits,
 } from './evaluate';
 export { expressionErrorCode } from './expressionError';
+export { stepOutputReference } from './stepReference';
 export { SANDBOX_LIMITS, closeSandbox, configureSandbox } from './sandbox/pool';
 export {
   TemplateSyntaxError,

@@ -78,6 +78,15 @@ export interface RunStoreObserver {
   runSettled(status: TerminalRunStatus): void;
 }
 
+/**
+ * What settleLocalStep writes with a step: its run's slot claim, and its run's ending, ready or
+ * worked out from the step as stored.
+ */
+interface AlongWithStep {
+  claim?: SlotRequest;
+  ending?: FinishRun | ((step: StepsData[string]) => Promise<FinishRun>);
+}
+
 /** Undoes settleLocalStep's transaction: its claim found no free slot. */
 class NoFreeSlot extends Error {}
 
@@ -237,6 +246,28 @@ export function createRunStore(
     return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
   }
 
+  /** settleLocalStep's first statements: the step's write, the claim and the ending's first statements. */
+  async function writeClaimEnd(
+    tx: SqlSource,
+    runId: string,
+    stepKey: string,
+    w: StepWrite,
+    also: AlongWithStep,
+  ): Promise<{ written: WrittenStep; claim?: SlotClaim; ending?: FinishRun; ended?: Awaited<ReturnType<typeof endRun>> }> {
+    const claimIt = () => (also.claim ? claimSlot(tx, also.claim) : Promise.resolve(undefined));
+    const endIt = (ending?: FinishRun) => () => (ending ? endRun(tx, ending) : Promise.resolve(undefined));
+    if (typeof also.ending !== 'function') {
+      const ending = also.ending;
+      const [written, claim, ended] = await inOrder(tx, () => writeStep(tx, runId, stepKey, w), claimIt, endIt(ending));
+      return { written, claim, ending, ended };
+    }
+    const written = await writeStep(tx, runId, stepKey, w);
+    const ending = written.step ? await also.ending(written.step) : undefined;
+    // The claim, with the ending's first statements sent behind it (undone with it).
+    const [claim, ended] = await inOrder(tx, claimIt, endIt(ending));
+    return { written, claim, ending, ended };
+  }
+
   return {
     /**
      * What a run's expressions see, in one query: its input, its settled steps' outputs, and
@@ -288,30 +319,25 @@ export function createRunStore(
 
     /**
      * A local step's end in one transaction (one commit, not up to three): the step's write
-     * (finishStep's); with `ending` (the run's last step), the run's ending (finishRun's), which
-     * `ending` works out from the step as stored, e.g. the run's output expression; with `claim`
-     * (its first step), the run's slot. The claim comes last, so the workspace's slot lock is
-     * never held while an expression runs; when no slot is free the transaction is undone and
-     * the run joins the line alone (`claim.granted` false, the step's result dropped), unless a
-     * slot came free meanwhile. `step` is null when the write was fenced off (an earlier attempt
-     * settled the step); the run is not ended then.
+     * (finishStep's); with `ending` (the run's last step), the run's ending (finishRun's); with
+     * `claim` (its first step), the run's slot. An ending that needs nothing of the step as
+     * stored goes out with the write and the claim, all in one round trip; one that `ending`
+     * works out from the step as stored (an output expression) waits for the write, and is not
+     * made when the write was fenced off. The claim comes after the write (and any expression),
+     * so the workspace's slot lock is never held while an expression runs; when no slot is free
+     * the transaction is undone and the run joins the line alone (`claim.granted` false, the
+     * step's result dropped), unless a slot came free meanwhile. `step` is null when the write
+     * was fenced off (an earlier attempt settled the step).
      */
     async settleLocalStep(
       runId: string,
       stepKey: string,
       w: StepWrite,
-      also: { claim?: SlotRequest; ending?: (step: StepsData[string]) => Promise<FinishRun> },
+      also: AlongWithStep,
     ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
       const settle = () =>
         inTransaction(hot, async (tx) => {
-          const written = await writeStep(tx, runId, stepKey, w);
-          const ending = written.step && also.ending ? await also.ending(written.step) : undefined;
-          // The claim, with the ending's first statements sent behind it (undone with it).
-          const [claim, ended] = await inOrder(
-            tx,
-            () => (also.claim ? claimSlot(tx, also.claim) : Promise.resolve(undefined)),
-            () => (ending ? endRun(tx, ending) : Promise.resolve(undefined)),
-          );
+          const { written, claim, ending, ended } = await writeClaimEnd(tx, runId, stepKey, w, also);
           if (claim && !claim.granted) throw new NoFreeSlot();
           const end = ending && ended && (await announceEnd(tx, ending, ended));
           return { written, claim, end };

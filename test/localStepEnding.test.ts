@@ -1,0 +1,94 @@
+import { createDb } from '@svc/db';
+import type { DbHandle } from '@svc/db';
+import { createRunStore } from '@svc/domain';
+import type { FinishRun } from '@svc/domain';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+import { recordWire } from './helpers/wire';
+
+/**
+ * A one-step run's end as its local activity writes it (runStore settleLocalStep), on the pool's
+ * pipelined connections: the step's write, the slot's claim and the run's ending go out in one
+ * round trip when the ending needs nothing of the step as stored (no output expression, or one
+ * naming a step's output); an output expression the sandbox evaluates waits for the write.
+ */
+let stack: TestStack;
+let db: DbHandle;
+let wire: string[];
+beforeAll(async () => {
+  stack = await startStack();
+  // One connection, so the transaction's statements are all on the recorded wire.
+  db = createDb(stack.config.DATABASE_URL!, { max: 1 });
+  wire = recordWire(db);
+});
+afterAll(async () => {
+  await db.close();
+  await stack.stop();
+});
+
+const FIRST_BATCH = ['send BEGIN', 'send WITH', 'send SELECT', 'send WITH', 'send SELECT', 'answer BEGIN'];
+
+it('sends the step, the claim and a ready ending together, and ends the run on its step as stored', async () => {
+  const { key, workspaceId } = await stack.tenant();
+  const wf = await stack.apply(workspaceId, {
+    name: 'Ended together',
+    slug: 'ended-together',
+    steps: [{ key: 'shape', type: 'transform', expression: "{ 'greeting': 'hi' }" }],
+    output: 'steps.shape.output',
+  });
+  // The runs' own workflows stay out of it: the store is driven by hand.
+  await stack.withoutWorker(async () => {
+    const start = async () => (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body.id as string;
+    const [ready, workedOut] = [await start(), await start()];
+    const store = createRunStore(db.prisma, { dispatchDelayMs: 30_000, sql: db.sql });
+    const ending = (runId: string): FinishRun => ({
+      runId,
+      workspaceId,
+      status: 'succeeded',
+      output: { fromStep: 'shape' },
+      error: null,
+      grantKey: `${runId}:finish`,
+    });
+    const settle = (runId: string, end: FinishRun | (() => Promise<FinishRun>)) =>
+      store.settleLocalStep(
+        runId,
+        'shape',
+        {
+          status: 'succeeded',
+          attempts: 1,
+          startedAt: new Date(),
+          output: { greeting: 'hi' },
+          fence: 1,
+          readBack: typeof end === 'function',
+        },
+        { claim: { runId, workspaceId, grantKey: `${runId}:claim:0` }, ending: end },
+      );
+
+    wire.length = 0;
+    const together = await settle(ready, ending(ready));
+    expect(together.end?.status).toBe('succeeded');
+    // BEGIN, the step's write, the claim, the ending and the run's read, before any answer;
+    // then the event with the slot's release, then COMMIT.
+    expect(wire.slice(0, FIRST_BATCH.length)).toEqual(FIRST_BATCH);
+    expect(wire.filter((w) => w.startsWith('send'))).toEqual([...FIRST_BATCH.slice(0, 5), 'send WITH', 'send SELECT', 'send COMMIT']);
+
+    // Worked out from the step as stored: the ending's statements wait for the write's answer.
+    wire.length = 0;
+    const waited = await settle(workedOut, async () => ending(workedOut));
+    expect(waited.end?.status).toBe('succeeded');
+    expect(wire.slice(0, 5)).toEqual(['send BEGIN', 'send WITH', 'answer BEGIN', 'answer WITH', 'send SELECT']);
+
+    for (const runId of [ready, workedOut]) {
+      const run = (await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body;
+      expect([run.status, run.output, run.steps[0].status, run.steps[0].output]).toEqual([
+        'succeeded',
+        { greeting: 'hi' },
+        'succeeded',
+        { greeting: 'hi' },
+      ]);
+    }
+    // Each run's slot was claimed and given back in its transaction.
+    const slots = await db.pool.query('SELECT run_id FROM run_slots WHERE run_id = ANY($1)', [[ready, workedOut]]);
+    expect(slots.rows).toEqual([]);
+  });
+});
