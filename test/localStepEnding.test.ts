@@ -68,9 +68,12 @@ it('sends the step, the claim and a ready ending together, and ends the run on i
     const together = await settle(ready, ending(ready));
     expect(together.end?.status).toBe('succeeded');
     // BEGIN, the step's write, the claim, the ending and the run's read, before any answer;
-    // then the event with the slot's release, then COMMIT.
+    // then the event (its deliveries in the same statement) with the slot's release and the
+    // COMMIT, before any of their answers: two round trips in all.
     expect(wire.slice(0, FIRST_BATCH.length)).toEqual(FIRST_BATCH);
     expect(wire.filter((w) => w.startsWith('send'))).toEqual([...FIRST_BATCH.slice(0, 5), 'send WITH', 'send SELECT', 'send COMMIT']);
+    const lastBatch = wire.indexOf('send WITH', FIRST_BATCH.length);
+    expect(wire.slice(lastBatch, lastBatch + 4)).toEqual(['send WITH', 'send SELECT', 'send COMMIT', 'answer WITH']);
 
     // Worked out from the step as stored: the ending's statements wait for the write's answer.
     wire.length = 0;

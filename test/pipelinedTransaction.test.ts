@@ -1,11 +1,12 @@
-import { createDb, inOrder, Prisma, rowsOf } from '@svc/db';
+import { createDb, inOrder, inOrderThenCommit, Prisma, rowsOf } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { recordWire } from './helpers/wire';
 
 /**
  * Transactions on the pool's pipelined connections (packages/db preparedSql.ts) against the real
  * PostgreSQL: BEGIN goes out with the first statement, statements sent together with inOrder run
- * in their order, and one failing among them undoes the whole transaction.
+ * in their order, one failing among them undoes the whole transaction, and inOrderThenCommit sends
+ * the COMMIT behind the last ones, which commits nothing when one of them fails.
  */
 const TABLE = `pipelined_tx_test_${process.pid}`;
 const table = Prisma.raw(TABLE);
@@ -94,6 +95,61 @@ it('undoes a transaction whose first statement fails while BEGIN is still unansw
   expect(await stored()).toEqual([5]);
 });
 
+it('sends the COMMIT behind the last statements given to inOrderThenCommit, and commits them', async () => {
+  const seen = await db.sql.transaction(async (tx) => {
+    await rowsOf(tx, insert(1));
+    const [, [after]] = await inOrderThenCommit(
+      tx,
+      () => rowsOf(tx, insert(2)),
+      () => rowsOf<{ count: number }>(tx, count),
+    );
+    return after.count;
+  });
+  expect(seen).toBe(2);
+  expect(await stored()).toEqual([1, 2]);
+  expect(wire).toEqual([
+    'send BEGIN',
+    'send INSERT',
+    'answer BEGIN',
+    'answer INSERT',
+    'send INSERT',
+    'send SELECT',
+    'send COMMIT',
+    'answer INSERT',
+    'answer SELECT',
+    'answer COMMIT',
+  ]);
+});
+
+it('commits nothing when a statement sent ahead of the COMMIT fails, and the connection serves the next one', async () => {
+  const failed = db.sql.transaction(async (tx) => {
+    await rowsOf(tx, insert(1));
+    return inOrderThenCommit(
+      tx,
+      () => rowsOf(tx, insert(2)),
+      () => rowsOf(tx, Prisma.sql`SELECT 1 / ${0}::int`),
+      () => rowsOf(tx, insert(3)),
+    );
+  });
+  await expect(failed).rejects.toMatchObject({ code: '22012' });
+  // The COMMIT was on the wire before the failure was known; the aborted transaction answered it
+  // with ROLLBACK.
+  expect(wire.indexOf('send COMMIT')).toBeGreaterThan(0);
+  expect(wire.indexOf('send COMMIT')).toBeLessThan(wire.indexOf('answer SELECT'));
+  expect(await stored()).toEqual([]);
+  await db.sql.transaction(async (tx) => inOrderThenCommit(tx, () => rowsOf(tx, insert(4))));
+  expect(await stored()).toEqual([4]);
+});
+
+it('fails when the COMMIT itself is answered with a rollback (a failure the transaction swallowed)', async () => {
+  const failed = db.sql.transaction(async (tx) => {
+    await rowsOf(tx, Prisma.sql`SELECT 1 / ${0}::int`).catch(() => undefined);
+    return inOrderThenCommit(tx, () => rowsOf(tx, Prisma.sql`SELECT 1`).catch(() => undefined));
+  });
+  await expect(failed).rejects.toThrow('The transaction was not committed (ROLLBACK)');
+  expect(await stored()).toEqual([]);
+});
+
 it('runs the calls one after another on Prisma, whose transactions promise no order to concurrent queries', async () => {
   const order: string[] = [];
   const call = (tx: Prisma.TransactionClient, name: string, n: number) => async () => {
@@ -105,4 +161,9 @@ it('runs the calls one after another on Prisma, whose transactions promise no or
   const out = await db.prisma.$transaction((tx) => inOrder(tx, call(tx, 'a', 6), call(tx, 'b', 7)));
   expect(out).toEqual([6, 7]);
   expect(order).toEqual(['start a', 'end a', 'start b', 'end b']);
+  // inOrderThenCommit too; Prisma commits when the transaction's function returns.
+  order.length = 0;
+  await db.prisma.$transaction((tx) => inOrderThenCommit(tx, call(tx, 'c', 8), call(tx, 'd', 9)));
+  expect(order).toEqual(['start c', 'end c', 'start d', 'end d']);
+  expect(await stored()).toEqual([6, 7, 8, 9]);
 });

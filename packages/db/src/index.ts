@@ -2,7 +2,7 @@ export { createDb } from './client';
 export type { Db, DbHandle } from './client';
 export { migrate, MigrationError, DEFAULT_MIGRATIONS_DIR } from './migrate';
 export { isDatabaseUnavailable } from './unavailable';
-export { inOrder, inTransaction, PreparedSql, rowsOf } from './preparedSql';
+export { inOrder, inOrderThenCommit, inTransaction, PreparedSql, rowsOf } from './preparedSql';
 export { PipelinedLane } from './pipelinedLane';
 export { jsonRow } from './jsonRow';
 export type { SqlSource } from './preparedSql';

@@ -19,6 +19,9 @@ export class PreparedSql {
     private readonly names = new Map<string, string>(),
   ) {}
 
+  /** Set once the transaction's COMMIT has gone out with its last statements. */
+  private committed = false;
+
   async rows<T>(query: Prisma.Sql): Promise<T[]> {
     const statement = { name: this.nameOf(query.text), text: query.text, values: query.values };
     const result = await (this.lane ? this.lane.query(statement) : this.db.query(statement));
@@ -33,8 +36,9 @@ export class PreparedSql {
     try {
       // The pool's connections are pipelined (client.ts): BEGIN goes out with the transaction's
       // first statement instead of a round trip ahead of it.
-      const [, out] = await Promise.all([client.query('BEGIN'), fn(new PreparedSql(client, undefined, this.names))]);
-      await client.query('COMMIT');
+      const tx = new PreparedSql(client, undefined, this.names);
+      const [, out] = await Promise.all([client.query('BEGIN'), fn(tx)]);
+      if (!tx.committed) await commit(client);
       return out;
     } catch (err) {
       await client.query('ROLLBACK').catch((e: Error) => {
@@ -47,6 +51,23 @@ export class PreparedSql {
     }
   }
 
+  /**
+   * The transaction's last statements, sent as inOrder sends them, with its COMMIT right behind
+   * (see inOrderThenCommit). On a pool (no transaction) they are inOrder's.
+   */
+  async lastInTransaction<T extends readonly unknown[]>(calls: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+    const sent = calls.map((call) => call());
+    if (isPool(this.db)) return (await Promise.all(sent)) as unknown as T;
+    this.committed = true;
+    const committing = commit(this.db);
+    // Handled here, so its rejection is never unhandled while a statement's failure is thrown.
+    committing.catch(() => undefined);
+    // A statement's own failure is the one to throw, not the ROLLBACK that followed from it.
+    const out = await Promise.all(sent);
+    await committing;
+    return out as unknown as T;
+  }
+
   /** One name per statement text (a template's text never changes, so the map stays small). */
   private nameOf(text: string): string {
     let name = this.names.get(text);
@@ -56,6 +77,12 @@ export class PreparedSql {
     }
     return name;
   }
+}
+
+/** COMMIT, which a transaction that has failed answers with ROLLBACK: that is a failure too. */
+async function commit(client: PoolClient): Promise<void> {
+  const { command } = await client.query('COMMIT');
+  if (command !== 'COMMIT') throw new Error(`The transaction was not committed (${command})`);
 }
 
 function isPool(db: Pool | PoolClient): db is Pool {
@@ -81,6 +108,20 @@ export async function inOrder<T extends readonly unknown[]>(db: SqlSource, ...ca
   const out: unknown[] = [];
   for (const call of calls) out.push(await call());
   return out as unknown as T;
+}
+
+/**
+ * A transaction's last statements, as inOrder runs them; on prepared statements the COMMIT goes
+ * out right behind them, so it costs no round trip of its own. `pg` ends each statement with a
+ * Sync: should one fail, the ones after it fail as well (the transaction is aborted), the COMMIT
+ * answers ROLLBACK and nothing is committed; the failure is thrown. Nothing may be sent in the
+ * transaction after them, and the caller must decide everything that could undo it before.
+ */
+export function inOrderThenCommit<T extends readonly unknown[]>(
+  db: SqlSource,
+  ...calls: { [K in keyof T]: () => Promise<T[K]> }
+): Promise<T> {
+  return db instanceof PreparedSql ? db.lastInTransaction<T>(calls) : inOrder<T>(db, ...calls);
 }
 
 /**

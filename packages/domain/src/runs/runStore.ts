@@ -1,4 +1,4 @@
-import { inOrder, inTransaction, Prisma, rowsOf } from '@svc/db';
+import { inOrder, inOrderThenCommit, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
 import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
@@ -228,7 +228,7 @@ export function createRunStore(
   /**
    * finishRun's last statements, after endRun's: the `run.<status>` event with its deliveries,
    * and the slot's release (last: the workspace's slot lock is held from there to the commit),
-   * sent together.
+   * sent together, and the transaction's COMMIT with them.
    */
   async function announceEnd(
     tx: Tx | PreparedSql,
@@ -237,7 +237,7 @@ export function createRunStore(
   ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
     const status = run.status as TerminalRunStatus;
     if (!TERMINAL.includes(status)) throw new Error(`run ${f.runId} is ${status} after its ending`);
-    const [deliveries, granted] = await inOrder(
+    const [deliveries, granted] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
       () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),

@@ -1,4 +1,4 @@
-import { inTransaction, Prisma, rowsOf } from '@svc/db';
+import { Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { RecordEventArgs } from '../events/events';
 import { newId } from '../ids';
@@ -27,6 +27,8 @@ export interface PublishOptions {
  * when the event is first recorded; a repeated call (a retried activity, a re-run command)
  * creates nothing new and returns the deliveries whose workflow is not started yet.
  *
+ * One statement (the deliveries' ids made by PostgreSQL, svc_new_id), so a caller may send what
+ * follows it in its transaction, its COMMIT included, without waiting for its answer.
  * Works on a client or inside a caller's transaction.
  */
 export async function recordEventAndDeliveries(
@@ -34,50 +36,38 @@ export async function recordEventAndDeliveries(
   args: RecordEventArgs,
   opts: PublishOptions = {},
 ): Promise<{ eventId: string; created: boolean; deliveries: DeliveryRef[] }> {
-  const run = async (tx: SqlSource) => {
-    // The event, and the endpoints to fan out to, in one statement; nothing comes back when the
-    // event was recorded before (a retried activity, a re-run command).
-    const [first] = await rowsOf<{ id: string; endpoints: string[] }>(
-      tx,
-      Prisma.sql`
-      WITH recorded AS (
-        INSERT INTO events (id, workspace_id, type, dedupe_key, data)
-        VALUES (${newId('evt')}, ${args.workspaceId}, ${args.type}, ${args.dedupeKey}, ${JSON.stringify(args.data)}::jsonb)
-        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id)
-      SELECT id, ARRAY(SELECT e.id FROM webhook_endpoints e
-                        WHERE e.workspace_id = ${args.workspaceId} AND e.status = 'enabled' AND ${args.type} = ANY(e.event_types)
-                        ORDER BY e.id) AS endpoints
-        FROM recorded`,
-    );
-    if (first) {
-      if (first.endpoints.length === 0) return { eventId: first.id, created: true, deliveries: [] };
-      const now = Date.now();
-      const deliveries = await rowsOf<DeliveryRef>(
-        tx,
-        Prisma.sql`
-        INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, window_started_at, dispatch_after)
-        SELECT d.id, ${args.workspaceId}, d.endpoint_id, ${first.id}, ${args.type}, ${new Date(now)}::timestamptz,
-               ${new Date(now)}::timestamptz, ${new Date(now + (opts.dispatchDelayMs ?? 0))}::timestamptz
-          FROM unnest(${first.endpoints.map(() => newId('dlv'))}::text[], ${first.endpoints}::text[]) AS d(id, endpoint_id)
-        RETURNING id, workspace_id AS "workspaceId", generation`,
-      );
-      return { eventId: first.id, created: true, deliveries };
-    }
-    const pending = await rowsOf<DeliveryRef & { eventId: string }>(
-      tx,
-      Prisma.sql`
-      SELECT e.id AS "eventId", d.id, d.workspace_id AS "workspaceId", d.generation
+  const now = Date.now();
+  const [row] = await rowsOf<{ event_id: string; created: boolean; deliveries: DeliveryRef[] }>(
+    db,
+    Prisma.sql`
+    WITH recorded AS (
+      INSERT INTO events (id, workspace_id, type, dedupe_key, data)
+      VALUES (${newId('evt')}, ${args.workspaceId}, ${args.type}, ${args.dedupeKey}, ${JSON.stringify(args.data)}::jsonb)
+      ON CONFLICT (dedupe_key) DO NOTHING RETURNING id),
+    fanned AS (
+      INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, next_attempt_at, window_started_at, dispatch_after)
+      SELECT svc_new_id('dlv'), ${args.workspaceId}, e.id, r.id, ${args.type}, ${new Date(now)}::timestamptz,
+             ${new Date(now)}::timestamptz, ${new Date(now + (opts.dispatchDelayMs ?? 0))}::timestamptz
+        FROM recorded r JOIN webhook_endpoints e
+          ON e.workspace_id = ${args.workspaceId} AND e.status = 'enabled' AND ${args.type} = ANY(e.event_types)
+       ORDER BY e.id
+      RETURNING id, workspace_id, generation),
+    -- The event and what it fanned out to; or, recorded before, its deliveries not started yet.
+    -- (A statement sees what was committed when it began: an event a concurrent call records
+    -- meanwhile is found by the next attempt.)
+    found AS (
+      SELECT r.id AS event_id, true AS created, f.id, f.workspace_id, f.generation FROM recorded r LEFT JOIN fanned f ON true
+      UNION ALL
+      SELECT e.id, false, d.id, d.workspace_id, d.generation
         FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.dispatched_at IS NULL
-       WHERE e.dedupe_key = ${args.dedupeKey}`,
-    );
-    if (pending.length === 0) throw new Error(`event ${args.dedupeKey} was neither recorded nor found`);
-    return {
-      eventId: pending[0].eventId,
-      created: false,
-      deliveries: pending.filter((d) => d.id !== null).map(({ id, workspaceId, generation }) => ({ id, workspaceId, generation })),
-    };
-  };
-  return inTransaction(db, run);
+       WHERE e.dedupe_key = ${args.dedupeKey} AND NOT EXISTS (SELECT 1 FROM recorded))
+    SELECT event_id, created,
+           COALESCE(json_agg(json_build_object('id', id, 'workspaceId', workspace_id, 'generation', generation))
+                      FILTER (WHERE id IS NOT NULL), '[]'::json) AS deliveries
+      FROM found GROUP BY event_id, created`,
+  );
+  if (!row) throw new Error(`event ${args.dedupeKey} was neither recorded nor found`);
+  return { eventId: row.event_id, created: row.created, deliveries: row.deliveries };
 }
 
 /** Outbox rows due for a start (oldest first): none normally, a few after an interruption. */
