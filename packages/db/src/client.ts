@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { coalesceWrites } from './coalescedWrites';
 import { PipelinedLane } from './pipelinedLane';
 import { PreparedSql } from './preparedSql';
 
@@ -30,6 +31,7 @@ export function createDb(databaseUrl: string, opts: { max?: number; onError?: (e
   const pool = new Pool({ ...connection, max: opts.max ?? 10, pipeline: true });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onError?.(err));
+  pool.on('connect', coalesceWrites);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const lane = new PipelinedLane(connection, PIPELINED_CONNECTIONS, opts.onError);
   return {

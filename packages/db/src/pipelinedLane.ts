@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Client } from 'pg';
 import type { ClientConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { coalesceWrites } from './coalescedWrites';
 import { isDatabaseUnavailable } from './unavailable';
 
 /**
@@ -58,6 +59,7 @@ export class PipelinedLane extends EventEmitter<{ connect: [client: Client] }> {
   /** A new connection in slot `slot`; statements asked for while it connects are sent once it has. */
   private open(slot: number): Client {
     const client = new Client({ ...this.config, pipeline: true });
+    coalesceWrites(client);
     const drop = (): void => this.drop(slot, client);
     // Without a listener a broken connection's 'error' would end the process.
     client.on('error', (err) => {
