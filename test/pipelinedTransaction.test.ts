@@ -34,44 +34,43 @@ const insert = (n: number) => Prisma.sql`INSERT INTO ${table} (n) VALUES (${n}) 
 const count = Prisma.sql`SELECT count(*)::int AS count FROM ${table}`;
 const stored = async () => (await db.pool.query<{ n: number }>(`SELECT n FROM ${TABLE} ORDER BY n`)).rows.map((r) => r.n);
 
-it('sends BEGIN with the first statement, and statements given to inOrder together, each run in its order', async () => {
-  const seen = await db.sql.transaction(async (tx) => {
+/** Inserts 1, then sends the insert of 2 and a count together with `send`: what the count saw. */
+const insertThenCount = (send: typeof inOrder) =>
+  db.sql.transaction(async (tx) => {
     await rowsOf(tx, insert(1));
-    const [, [after]] = await inOrder(
+    const [, [after]] = await send(
       tx,
       () => rowsOf(tx, insert(2)),
       () => rowsOf<{ count: number }>(tx, count),
     );
     return after.count;
   });
-  // The count sent behind the insert sees it: PostgreSQL runs a connection's statements in order.
-  expect(seen).toBe(2);
-  expect(await stored()).toEqual([1, 2]);
-  expect(wire).toEqual([
-    'send BEGIN',
-    'send INSERT',
-    'answer BEGIN',
-    'answer INSERT',
-    'send INSERT',
-    'send SELECT',
-    'answer INSERT',
-    'answer SELECT',
-    'send COMMIT',
-    'answer COMMIT',
-  ]);
-});
 
-it('undoes the whole transaction when one statement sent together fails, and the connection serves the next one', async () => {
-  const failed = db.sql.transaction(async (tx) => {
+/** insertThenCount's wire up to its batch: BEGIN with the first insert, answered; then the batch sent. */
+const INSERT_THEN_BATCH_SENT = ['send BEGIN', 'send INSERT', 'answer BEGIN', 'answer INSERT', 'send INSERT', 'send SELECT'];
+
+/** Inserts 1, then sends the insert of 2, a division by zero and the insert of 3 together with `send`. */
+const failingTogether = (send: typeof inOrder) =>
+  db.sql.transaction(async (tx) => {
     await rowsOf(tx, insert(1));
-    return inOrder(
+    return send(
       tx,
       () => rowsOf(tx, insert(2)),
       () => rowsOf(tx, Prisma.sql`SELECT 1 / ${0}::int`),
       () => rowsOf(tx, insert(3)),
     );
   });
-  await expect(failed).rejects.toMatchObject({ code: '22012' });
+
+it('sends BEGIN with the first statement, and statements given to inOrder together, each run in its order', async () => {
+  const seen = await insertThenCount(inOrder);
+  // The count sent behind the insert sees it: PostgreSQL runs a connection's statements in order.
+  expect(seen).toBe(2);
+  expect(await stored()).toEqual([1, 2]);
+  expect(wire).toEqual([...INSERT_THEN_BATCH_SENT, 'answer INSERT', 'answer SELECT', 'send COMMIT', 'answer COMMIT']);
+});
+
+it('undoes the whole transaction when one statement sent together fails, and the connection serves the next one', async () => {
+  await expect(failingTogether(inOrder)).rejects.toMatchObject({ code: '22012' });
   expect(await stored()).toEqual([]);
   // Rolled back as soon as the failure is known, so after the answers to the statements ahead of
   // the failing one. The failing statement's own ReadyForQuery may come in the same read as its
@@ -96,42 +95,13 @@ it('undoes a transaction whose first statement fails while BEGIN is still unansw
 });
 
 it('sends the COMMIT behind the last statements given to inOrderThenCommit, and commits them', async () => {
-  const seen = await db.sql.transaction(async (tx) => {
-    await rowsOf(tx, insert(1));
-    const [, [after]] = await inOrderThenCommit(
-      tx,
-      () => rowsOf(tx, insert(2)),
-      () => rowsOf<{ count: number }>(tx, count),
-    );
-    return after.count;
-  });
-  expect(seen).toBe(2);
+  expect(await insertThenCount(inOrderThenCommit)).toBe(2);
   expect(await stored()).toEqual([1, 2]);
-  expect(wire).toEqual([
-    'send BEGIN',
-    'send INSERT',
-    'answer BEGIN',
-    'answer INSERT',
-    'send INSERT',
-    'send SELECT',
-    'send COMMIT',
-    'answer INSERT',
-    'answer SELECT',
-    'answer COMMIT',
-  ]);
+  expect(wire).toEqual([...INSERT_THEN_BATCH_SENT, 'send COMMIT', 'answer INSERT', 'answer SELECT', 'answer COMMIT']);
 });
 
 it('commits nothing when a statement sent ahead of the COMMIT fails, and the connection serves the next one', async () => {
-  const failed = db.sql.transaction(async (tx) => {
-    await rowsOf(tx, insert(1));
-    return inOrderThenCommit(
-      tx,
-      () => rowsOf(tx, insert(2)),
-      () => rowsOf(tx, Prisma.sql`SELECT 1 / ${0}::int`),
-      () => rowsOf(tx, insert(3)),
-    );
-  });
-  await expect(failed).rejects.toMatchObject({ code: '22012' });
+  await expect(failingTogether(inOrderThenCommit)).rejects.toMatchObject({ code: '22012' });
   // The COMMIT was on the wire before the failure was known; the aborted transaction answered it
   // with ROLLBACK.
   expect(wire.indexOf('send COMMIT')).toBeGreaterThan(0);
