@@ -11,17 +11,19 @@ import type { Client, PoolClient } from 'pg';
  * of the turn it was asked for in.
  */
 export function coalesceWrites(client: Client | PoolClient): void {
-  const stream = (client as unknown as { connection: { stream: Writable } }).connection.stream;
+  const { connection } = client as unknown as { connection: { stream: Writable } };
   const query = client.query;
-  let corked = false;
+  // The socket corked this turn: read when corking, since `pg` replaces its stream with a TLS one
+  // once the server accepts SSL.
+  let corked: Writable | undefined;
   const uncork = (): void => {
-    corked = false;
-    stream.uncork();
+    corked?.uncork();
+    corked = undefined;
   };
   client.query = function (this: Client, ...args: unknown[]) {
     if (!corked) {
-      corked = true;
-      stream.cork();
+      corked = connection.stream;
+      corked.cork();
       setImmediate(uncork);
     }
     return (query as (...a: unknown[]) => unknown).apply(this, args);
