@@ -45,7 +45,7 @@ const total = () => writes.reduce((sum, log) => sum + log.length, 0);
 
 it("sends a transaction's statements sent together in one write, BEGIN with the first", async () => {
   const out = await db.sql.transaction(async (tx) => {
-    const [[first]] = await Promise.all([rowsOf<{ n: number }>(tx, select(1))]);
+    const [first] = await rowsOf<{ n: number }>(tx, select(1));
     const rest = await inOrder(
       tx,
       () => rowsOf<{ n: number }>(tx, select(2)),
