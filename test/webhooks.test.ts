@@ -569,27 +569,49 @@ describe('delivery', () => {
   });
 });
 
+/** A delivery starter on the worker's client, as the worker's main.ts makes it. */
+function deliveryStarter() {
+  return createDeliveryStarter({
+    client: stack.workerClient,
+    db: stack.db.sql,
+    taskQueue: stack.config.TEMPORAL_DELIVERY_TASK_QUEUE,
+    scheduleMs: [300],
+    attemptTimeoutMs: 2_000,
+    eager: true,
+  });
+}
+
 describe('fan-out (the delivery outbox)', () => {
+  it('starts a delivery as an ordinary workflow when no Worker of this process can take its first task', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const ep = await endpoint(t, r.origin, ['review.decided']);
+    const args = { workspaceId: t.workspaceId, type: 'review.decided' as const, dedupeKey: `test:${t.workspaceId}:queued`, data: { ok: 2 } };
+    const { deliveries } = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
+    // Eager start asked for with no Worker polling: the start still succeeds, as a plain one.
+    const started = await stack.withoutWorker(() => deliveryStarter().start(deliveries[0]));
+    expect(started).toEqual({ eager: false });
+    // The task waited in the queue for the Worker that came back.
+    await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
+    expect(r.requests).toHaveLength(1);
+  });
+
   it('records one delivery per (event, endpoint) and starts one workflow, however often it is published', async () => {
     const t = await tenant();
     const r = await receiver();
     const ep = await endpoint(t, r.origin, ['review.decided']);
     const off = await endpoint(t, r.origin, ['review.decided']);
     await stack.api('PATCH', `/api/v1/webhook-endpoints/${off.id}`, { key: t.key, body: { enabled: false } });
-    const starter = createDeliveryStarter({
-      client: stack.temporal,
-      db: stack.db.sql,
-      taskQueue: stack.config.TEMPORAL_DELIVERY_TASK_QUEUE,
-      scheduleMs: [300],
-      attemptTimeoutMs: 2_000,
-    });
+    const starter = deliveryStarter();
     const args = { workspaceId: t.workspaceId, type: 'review.decided' as const, dedupeKey: `test:${t.workspaceId}:once`, data: { ok: 1 } };
     // A publisher that starts its workflows at once, retried as an activity would be.
     const first = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
     expect(first.created).toBe(true);
     expect(first.deliveries).toHaveLength(1); // the disabled endpoint gets nothing
-    await starter.start(first.deliveries[0]);
-    await starter.start(first.deliveries[0]); // a repeated start attaches to the first
+    // This process's delivery Worker has free slots: the first task comes back with the start.
+    expect(await starter.start(first.deliveries[0])).toEqual({ eager: true });
+    // A repeated start attaches to the first.
+    expect(await starter.start(first.deliveries[0])).toEqual({ eager: false });
     const again = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
     expect(again).toMatchObject({ created: false, deliveries: [] });
     expect(again.eventId).toBe(first.eventId);

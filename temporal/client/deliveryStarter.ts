@@ -9,8 +9,11 @@ import { SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { deliveryWorkflowV3 } from '../workflows/deliveryWorkflow';
 
 export interface DeliveryStarter {
-  /** Starts the workflow of one delivery generation (idempotent) and marks it dispatched. */
-  start(ref: DeliveryRef): Promise<void>;
+  /**
+   * Starts the workflow of one delivery generation (idempotent) and marks it dispatched. `eager`:
+   * its first workflow task came back with the start and went straight to this process's worker.
+   */
+  start(ref: DeliveryRef): Promise<{ eager: boolean }>;
 }
 
 export interface DeliveryStarterOptions {
@@ -22,6 +25,14 @@ export interface DeliveryStarterOptions {
   scheduleMs: number[];
   /** WEBHOOK_TIMEOUT_MS. */
   attemptTimeoutMs: number;
+  /**
+   * Ask for eager start: `client` is on the NativeConnection of a Worker of this process that
+   * serves `taskQueue`. The server then hands the workflow's first task back in the start's answer,
+   * and the SDK's core gives it to that Worker when it has a free slot: no wait in the task queue
+   * behind a busy matching service and no poll round trip. With no free slot the start is an
+   * ordinary one. Only a NativeConnection can do this (the SDK refuses it on grpc-js).
+   */
+  eager: boolean;
 }
 
 /**
@@ -38,18 +49,22 @@ export function createDeliveryStarter(opts: DeliveryStarterOptions): DeliverySta
         scheduleMs: opts.scheduleMs,
         attemptTimeoutMs: opts.attemptTimeoutMs,
       };
+      let eager = false;
       try {
-        await opts.client.workflow.start<typeof deliveryWorkflowV3>('deliveryWorkflowV3', {
+        const handle = await opts.client.workflow.start<typeof deliveryWorkflowV3>('deliveryWorkflowV3', {
           workflowId: deliveryWorkflowId(ref.id, ref.generation),
           taskQueue: opts.taskQueue,
           args: [input],
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           typedSearchAttributes: [{ key: SA_WORKSPACE_ID, value: ref.workspaceId }],
+          requestEagerStart: opts.eager,
         });
+        eager = handle.eagerlyStarted;
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
       await markDeliveryDispatched(opts.db, ref);
+      return { eager };
     },
   };
 }

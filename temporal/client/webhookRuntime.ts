@@ -33,6 +33,8 @@ export function createWebhookRuntime(deps: {
   sql: SqlSource;
   client: Client;
   taskQueue: string;
+  /** `client` is on the NativeConnection of this process's delivery Worker (DeliveryStarterOptions.eager). */
+  eagerStart: boolean;
   logger: Pick<Logger, 'info' | 'warn'>;
 }): WebhookRuntime {
   const { config } = deps;
@@ -50,6 +52,7 @@ export function createWebhookRuntime(deps: {
       taskQueue: deps.taskQueue,
       scheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
       attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      eager: deps.eagerStart,
     }),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
@@ -37,6 +37,8 @@ export interface TestStack {
   db: DbHandle;
   box: SecretBox;
   temporal: Client;
+  /** The worker's client, on the in-process Workers' NativeConnection (as the worker's main.ts). */
+  workerClient: Client;
   taskQueue: string;
   tenant: ReturnType<typeof tenantFactory>['tenant'];
   apply: ReturnType<typeof tenantFactory>['apply'];
@@ -90,6 +92,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   const { client: temporal, connection } = await connectTemporalClient(config);
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  // The worker's own client on its Workers' connection, as apps/worker/src/main.ts makes it.
+  const workerClient = new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE });
   const bundle = readFileSync(await workflowBundlePath(), 'utf8');
   let worker: WorkerSet | undefined;
   let workerDone: Promise<void> | undefined;
@@ -98,8 +102,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     config,
     prisma: db.prisma,
     sql: db.sql,
-    client: temporal,
+    client: workerClient,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+    eagerStart: true,
     logger,
   });
   let relay: DeliveryRelay | undefined;
@@ -115,7 +120,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         logger,
         webhooks,
         reviewLinks,
-        temporalClient: temporal,
+        temporalClient: workerClient,
       },
       nativeConnection,
       { workflowBundle: { code: bundle }, queues },
@@ -173,6 +178,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     db,
     box,
     temporal,
+    workerClient,
     taskQueue,
     ...tenantFactory(db, box, () => url),
     api: (method, p, opts) => apiCall(url, method, p, opts),

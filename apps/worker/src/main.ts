@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     sql: db.sql,
     client,
     taskQueue: config.TEMPORAL_DELIVERY_TASK_QUEUE,
+    // A delivery started here runs its first task in this process when it serves deliveries.
+    eagerStart: config.WORKER_TASK_QUEUES.includes('deliveries'),
     logger,
   });
   const workers = await createWorkers(
