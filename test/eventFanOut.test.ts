@@ -1,4 +1,4 @@
-import { createDb } from '@svc/db';
+import { createDb, Prisma, rowsOf } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { hasPrefix, markDeliveryDispatched, newId, recordEventAndDeliveries } from '@svc/domain';
 import { recordWire } from './helpers/wire';
@@ -77,4 +77,16 @@ it('records an event no endpoint subscribes to with no deliveries', async () => 
     data: { n: 2 },
   });
   expect(out).toEqual({ eventId: expect.stringMatching(/^evt_/), created: true, deliveries: [] });
+});
+
+it("stamps an event with the moment it is written, not its transaction's start", async () => {
+  const out = await db.sql.transaction(async (tx) => {
+    const [start] = await rowsOf<{ at: Date }>(tx, Prisma.sql`SELECT now() AS at`);
+    // What a run's ending may wait for before its event: the workspace's slot lock.
+    await rowsOf(tx, Prisma.sql`SELECT pg_sleep(0.3)`);
+    const recorded = await recordEventAndDeliveries(tx, { workspaceId, type: 'review.decided', dedupeKey: `${workspaceId}:clock`, data: {} });
+    return { start: start.at, ...recorded };
+  });
+  const event = await db.prisma.event.findUniqueOrThrow({ where: { id: out.eventId } });
+  expect(event.createdAt.getTime() - out.start.getTime()).toBeGreaterThanOrEqual(300);
 });
