@@ -106,9 +106,10 @@ async function probe(address: string, namespace: string, attributes: string[]): 
  * forwarding, which adds latency to every workflow task of a small deployment. Eager activity
  * execution: an activity scheduled by a workflow task goes straight back to the worker that
  * completed it (when it has a free slot), without a round through matching. Eager workflow
- * start (off by default in some server versions, so set here): a workflow started by a process whose
- * Worker serves its task queue, as the worker starts webhook deliveries, gets its first task in
- * the start's answer, with no transfer-queue read, matching or poll between.
+ * start (on by default in the server 1.29 this CLI carries, off in older ones; set so it is
+ * stated): a workflow started by a process whose Worker serves its task queue, as the worker
+ * starts webhook deliveries, gets its first task in the start's answer, with no transfer-queue
+ * read, matching or poll between.
  *
  * The transfer queue's reader (which hands every new workflow task to matching) may read at
  * most 20 times a second per history shard by default, and the dev server has one shard: a
