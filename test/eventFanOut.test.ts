@@ -84,7 +84,12 @@ it("stamps an event with the moment it is written, not its transaction's start",
     const [start] = await rowsOf<{ at: Date }>(tx, Prisma.sql`SELECT now() AS at`);
     // What a run's ending may wait for before its event: the workspace's slot lock.
     await rowsOf(tx, Prisma.sql`SELECT pg_sleep(0.3)`);
-    const recorded = await recordEventAndDeliveries(tx, { workspaceId, type: 'review.decided', dedupeKey: `${workspaceId}:clock`, data: {} });
+    const recorded = await recordEventAndDeliveries(tx, {
+      workspaceId,
+      type: 'review.decided',
+      dedupeKey: `${workspaceId}:clock`,
+      data: {},
+    });
     return { start: start.at, ...recorded };
   });
   const event = await db.prisma.event.findUniqueOrThrow({ where: { id: out.eventId } });

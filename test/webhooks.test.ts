@@ -586,7 +586,12 @@ describe('fan-out (the delivery outbox)', () => {
     const t = await tenant();
     const r = await receiver();
     const ep = await endpoint(t, r.origin, ['review.decided']);
-    const args = { workspaceId: t.workspaceId, type: 'review.decided' as const, dedupeKey: `test:${t.workspaceId}:queued`, data: { ok: 2 } };
+    const args = {
+      workspaceId: t.workspaceId,
+      type: 'review.decided' as const,
+      dedupeKey: `test:${t.workspaceId}:queued`,
+      data: { ok: 2 },
+    };
     const { deliveries } = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
     // Eager start asked for with no Worker polling: the start still succeeds, as a plain one.
     const started = await stack.withoutWorker(() => deliveryStarter().start(deliveries[0]));
