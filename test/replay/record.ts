@@ -129,20 +129,32 @@ it('condition-jump: else jumps over a step', async () => {
   await record('condition-jump', run.id);
 });
 
-it('delivery: the webhook of a run', async () => {
+/** A run with one webhook endpoint for its `run.succeeded`; resolves once it succeeded, with its delivery's row. */
+async function runWithDelivery(slug: string, delivery: (d: { status: string; dispatchedAt: Date | null } | null) => boolean) {
   const t = await stack.tenant();
   const ep = await stack.api('POST', '/api/v1/webhook-endpoints', {
     key: t.key,
     body: { url: `${receiver.origin}/hook`, event_types: ['run.succeeded'] },
   });
   expect(ep.status).toBe(201);
-  const run = await start({ name: 'D', slug: 'delivery', steps: [{ key: 'a', type: 'transform', expression: "'x'" }] }, { wait: true }, t);
-  const delivery = await waitFor(
-    () => stack.db.prisma.webhookDelivery.findFirst({ where: { endpointId: ep.body.id } }),
-    (d) => d?.status === 'succeeded',
-  );
+  const run = await start({ name: 'D', slug, steps: [{ key: 'a', type: 'transform', expression: "'x'" }] }, { wait: true }, t);
   expect(run.status).toBe('succeeded');
-  await record('delivery', deliveryWorkflowId(delivery!.id, 0));
+  const found = await waitFor(() => stack.db.prisma.webhookDelivery.findFirst({ where: { endpointId: ep.body.id } }), delivery);
+  return deliveryWorkflowId(found!.id, 0);
+}
+
+it('delivery: the webhook of a run, started eagerly by the worker that ended the run', async () => {
+  await record('delivery', await runWithDelivery('delivery', (d) => d?.status === 'succeeded'));
+});
+
+it('delivery-queued: the same, started by a worker that serves runs only (an ordinary start)', async () => {
+  await stack.stopWorker();
+  await stack.startWorker(['runs']);
+  const workflowId = await runWithDelivery('delivery-queued', (d) => d?.dispatchedAt != null);
+  // Its first task waited in the delivery queue for a Worker that serves it.
+  await stack.stopWorker();
+  await stack.startWorker();
+  await record('delivery-queued', workflowId);
 });
 
 it('cancel-queued, queued-continued-as-new and queued-granted: one slot, held by a long http request', async () => {

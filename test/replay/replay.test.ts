@@ -14,6 +14,7 @@ const SHAPES = [
   'cancel-queued',
   'condition-jump',
   'delivery-activities',
+  'delivery-queued',
   'delivery',
   'http-retries',
   'queued-continued-as-new',
