@@ -29,8 +29,9 @@ export interface DeliveryStarterOptions {
    * Ask for eager start: `client` is on the NativeConnection of a Worker of this process that
    * serves `taskQueue`. The server then hands the workflow's first task back in the start's answer,
    * and the SDK's core gives it to that Worker when it has a free slot: no wait in the task queue
-   * behind a busy matching service and no poll round trip. With no free slot the start is an
-   * ordinary one. Only a NativeConnection can do this (the SDK refuses it on grpc-js).
+   * behind a busy matching service and no poll round trip. With no free slot, or no such Worker
+   * running, the start is an ordinary one. Only a NativeConnection can ask (the SDK refuses it on
+   * grpc-js).
    */
   eager: boolean;
 }
