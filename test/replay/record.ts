@@ -129,7 +129,7 @@ it('condition-jump: else jumps over a step', async () => {
   await record('condition-jump', run.id);
 });
 
-/** A run with one webhook endpoint for its `run.succeeded`; resolves once it succeeded, with its delivery's row. */
+/** A succeeded run with one webhook endpoint for its `run.succeeded`; resolves with its delivery's workflow id once `delivery` holds for the delivery's row. */
 async function runWithDelivery(slug: string, delivery: (d: { status: string; dispatchedAt: Date | null } | null) => boolean) {
   const t = await stack.tenant();
   const ep = await stack.api('POST', '/api/v1/webhook-endpoints', {
