@@ -38,12 +38,12 @@ type StepResult = ExecuteStepResult | { status: 'cancelled' };
  * activities, so a one-step transform run is one workflow task and no regular activity; only
  * http steps, delays and reviews wait on the server. It takes no patch marker (run/changes.ts).
  */
-export async function runWorkflowV2(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
+export function runWorkflowV2(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
   return runRun(args, V2_CHANGES);
 }
 
 /** Runs begun before runWorkflowV2: the same engine, each change as its history recorded it. */
-export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
+export function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
   // First: the one patch marker of executions that began on the engine (run/changes.ts).
   return runRun(args, engineChanges());
 }

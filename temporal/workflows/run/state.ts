@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   cancelRunUpdate,
   decideReviewSignal,
@@ -40,6 +40,8 @@ function refuse(type: RunControlFailure, message: string, status?: RunStatus): n
 
 /** The run's state with its message handlers installed: status query, wait, cancel, decide, slot signal. */
 export function createRunState(initial: { status: RunStatus; decidedReviews: string[] }): RunState {
+  /** `wait: true` handlers to answer once the run settles (waitUntilSettled). */
+  const settleWaiters = new Set<() => void>();
   const state: RunState = {
     status: initial.status,
     cancelRequested: false,
@@ -48,6 +50,7 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
     setStatus(next, announce = true) {
       state.status = next;
       if (announce) upsertSearchAttributes([{ key: SA_RUN_STATUS, value: next }]);
+      if (SETTLED_STATUSES.includes(next)) settleWaiters.forEach((answer) => answer());
     },
   };
 
@@ -56,11 +59,7 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
   });
 
   setHandler(runStatusQuery, () => state.status);
-  // Bounded by the caller's own wait, so repeated waits never pile up against the update limit.
-  setHandler(waitForSettleUpdate, async ({ timeoutMs }) => {
-    await condition(() => SETTLED_STATUSES.includes(state.status), timeoutMs);
-    return state.status;
-  });
+  setHandler(waitForSettleUpdate, ({ timeoutMs }) => waitUntilSettled(state, settleWaiters, timeoutMs));
 
   // Validators run before an update is accepted and the handlers flip their flag before
   // yielding, so a cancel and a decision racing each other are ordered here, once.
@@ -124,4 +123,32 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
     },
   );
   return state;
+}
+
+/**
+ * The `wait: true` handler: answers the run's status once it settles, or once the caller's own
+ * wait is over, so repeated waits never pile up against the update limit. The commands are
+ * `condition(settled, timeoutMs)`'s: a timer started when the update is handled and cancelled
+ * when the run settles (both dropped when that is within one workflow task). It is written out
+ * because the SDK records a stack for every promise a workflow makes (its stack trace query),
+ * at ~50 µs each: `condition` with a timeout makes ~20 for the race, this ~9 (FINDINGS).
+ */
+function waitUntilSettled(state: RunState, waiters: Set<() => void>, timeoutMs: number): Promise<RunStatus> {
+  return new Promise((resolve, reject) => {
+    const timer = new CancellationScope();
+    const answer = () => {
+      waiters.delete(answer);
+      timer.cancel();
+      resolve(state.status);
+    };
+    waiters.add(answer);
+    timer
+      .run(() => sleep(timeoutMs))
+      .then(answer, (err) => {
+        // Cancelled by `answer` (already resolved, so no effect), or the workflow itself was.
+        waiters.delete(answer);
+        reject(err);
+      });
+    if (SETTLED_STATUSES.includes(state.status)) answer();
+  });
 }
