@@ -38,7 +38,7 @@ type StepResult = ExecuteStepResult | { status: 'cancelled' };
  * activities, so a one-step transform run is one workflow task and no regular activity; only
  * http steps, delays and reviews wait on the server. It takes no patch marker (run/changes.ts).
  * Not `async`, as the other entry points: the SDK records a stack for every promise a workflow
- * makes (~50 µs each), and an async wrapper makes two.
+ * makes (~55 µs each), and an async wrapper makes two.
  */
 export function runWorkflowV2(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
   return runRun(args, V2_CHANGES);
