@@ -47,6 +47,11 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
     new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
     /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/,
   ]),
+  // Each finish side's rounds, e.g. `…; svc wait: true: 58/s at 30.7 ms (11.2), 52/s at 33.1 ms (15.1); …`.
+  ...['svc wait: true', 'floor, local activity'].map((side): [RegExp, RegExp] => [
+    /^each round in order, \d+ callers: /,
+    new RegExp(`(^|; )${side}: \\d+/s at \\d+(\\.\\d+)? ms \\(\\d+(\\.\\d+)?\\)(;|,|$)`),
+  ]),
 ];
 
 interface ReportRow {

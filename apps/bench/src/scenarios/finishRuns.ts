@@ -39,6 +39,9 @@ export async function finishRunsScenario(ctx: BenchContext) {
     'Temporal server': stack.temporalPid,
   };
   const cpu = new Map<string, { ms: Record<string, number>; runs: number }>();
+  // Each side's rounds apart too: the server's cost of a run drifts over the scenario as its
+  // stores fill, by more than the sides differ (FINDINGS, session 25).
+  const rounds = new Map<string, SideRound[]>();
   const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
     const before = cpuSnapshot(processes);
     const r = await measure();
@@ -47,6 +50,9 @@ export async function finishRunsScenario(ctx: BenchContext) {
     for (const [name, ms] of Object.entries(used)) sum.ms[name] = (sum.ms[name] ?? 0) + ms;
     sum.runs += r.ok;
     cpu.set(side, sum);
+    const total = Object.values(used).reduce((a, b) => a + b, 0);
+    const measured = { perSecond: r.perSecond, cpuMs: total / r.ok, serverMs: (used['Temporal server'] ?? 0) / r.ok };
+    rounds.set(side, [...(rounds.get(side) ?? []), measured]);
     return r;
   };
 
@@ -118,6 +124,10 @@ export async function finishRunsScenario(ctx: BenchContext) {
       title: `CPU per finished run, ${callers} callers: ${side} (total; by process)`,
       value: cpuText(perProcess),
     })),
+    {
+      title: `each round in order, ${callers} callers: runs answered/s at CPU per run (of it the Temporal server's)`,
+      value: [...rounds].map(([side, rs]) => `${side}: ${rs.map(roundText).join(', ')}`).join('; '),
+    },
   ];
   return {
     rows,
@@ -132,9 +142,22 @@ export async function finishRunsScenario(ctx: BenchContext) {
       },
       apiNotSucceeded: apiOther,
       cpuMsPerRun: cpuPerRun,
+      rounds: Object.fromEntries(rounds),
     },
     floorPerSecond: r.floorLocal.perSecond,
   };
+}
+
+/** One side's load in one round: runs answered per second, and every process's CPU per run. */
+interface SideRound {
+  perSecond: number;
+  cpuMs: number;
+  serverMs: number;
+}
+
+/** `55/s at 30.7 ms (11.2)` */
+function roundText(r: SideRound): string {
+  return `${round(r.perSecond, 0)}/s at ${round(r.cpuMs, 1)} ms (${round(r.serverMs, 1)})`;
 }
 
 /** `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process using 0.1 ms or more, largest first. */
