@@ -39,8 +39,8 @@ export async function finishRunsScenario(ctx: BenchContext) {
     'Temporal server': stack.temporalPid,
   };
   const cpu = new Map<string, { ms: Record<string, number>; runs: number }>();
-  // Each side's rounds apart too: the server's cost of a run drifts over the scenario as its
-  // stores fill, by more than the sides differ (FINDINGS, session 25).
+  // Each side's rounds apart too: the server's cost of a run varies between a side's rounds by
+  // more than the sides differ (FINDINGS, session 25).
   const rounds = new Map<string, SideRound[]>();
   const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
     const before = cpuSnapshot(processes);
