@@ -41,9 +41,12 @@ const EXPECTED_DETAILS = [
 const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   [/^one at a time, p50 \/ p95 \/ p99: durable floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
   [/^runs finished\/s, \d+ callers: durable floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
-  // For svc and both floors (apps/bench/src/cpu.ts), e.g.
+  // The durable floor with svc's Temporal contract (apps/bench/src/floor/durableApi.ts).
+  [/^one at a time, p50 \/ p95 \/ p99: contract floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
+  [/^runs finished\/s, \d+ callers: contract floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
+  // For svc and the floors (apps/bench/src/cpu.ts), e.g.
   // `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`.
-  ...['svc wait: true', 'durable floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
+  ...['svc wait: true', 'durable floor', 'contract floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
     new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
     /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/,
   ]),

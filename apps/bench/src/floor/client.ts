@@ -75,11 +75,18 @@ export class FloorBaseline {
   }
 }
 
-/** One run through the durable floor's API (durableApi.ts), as a `wait: true` caller makes it. */
-export function durableFloorRun(durableFloorUrl: string): () => Promise<void> {
+/** What the bench's details say the contract floor is. */
+export const CONTRACT_FLOOR_SHAPE = "the durable floor with update-with-start, svc's search attributes and status upsert";
+
+/**
+ * One run through the durable floor's API (durableApi.ts), as a `wait: true` caller makes it;
+ * with `contract`, through its contract floor (`POST /contract-runs`).
+ */
+export function durableFloorRun(durableFloorUrl: string, opts: { contract?: boolean } = {}): () => Promise<void> {
   const body = JSON.stringify({ input: BENCH_INPUT });
+  const url = `${durableFloorUrl}/${opts.contract ? 'contract-runs' : 'runs'}`;
   return async () => {
-    const res = await request(`${durableFloorUrl}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await res.body.text();
     const run = res.statusCode === 201 ? (JSON.parse(text) as { status: string; output: Greeting | null }) : undefined;
     if (run?.status !== 'succeeded' || run.output?.greeting !== `hello ${BENCH_INPUT.name}`) {

@@ -5,15 +5,23 @@
  * hand with Express, `pg` and the Temporal client. `POST /runs {input}` writes the run's row,
  * executes floorDurable (its id only) and answers the row as the workflow left it: svc's
  * `wait: true` without svc's API (no key, rate limit, input schema, idempotency, steps, slots,
- * events, update-with-start or search attributes). Configured by environment: DURABLE_FLOOR_PORT,
+ * events, update-with-start or search attributes). `POST /contract-runs {input}` is the same with
+ * what svc's contract asks of a run's workflow on Temporal (the contract floor, floorContract):
+ * started by update-with-start carrying the caller's wait, with svc's four search attributes and a
+ * static summary, its status kept current. Configured by environment: DURABLE_FLOOR_PORT,
  * DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import express from 'express';
 import { Pool } from 'pg';
+import { CONTRACT_RUN_ID, CONTRACT_RUN_STATUS, CONTRACT_WORKFLOW_ID, CONTRACT_WORKSPACE_ID, contractWait } from './contract';
 import { DURABLE_FLOOR_SCHEMA } from './durableStore';
-import type { floorDurable } from './workflows';
+import type { floorContract, floorDurable } from './workflows';
+
+/** How long a contract run's caller waits for it, as svc's `wait: true` at most. */
+const WAIT_MS = 25_000;
 
 async function main(): Promise<void> {
   const { DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE } = process.env;
@@ -27,24 +35,52 @@ async function main(): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.post('/runs', express.json(), async (req, res, next) => {
-    try {
-      const id = `run_${randomUUID()}`;
-      await pool.query(`INSERT INTO bench_floor.runs (id, input, status) VALUES ($1, $2, 'queued')`, [
-        id,
-        (req.body as { input: unknown }).input,
-      ]);
-      await client.workflow.execute<typeof floorDurable>('floorDurable', {
-        workflowId: id,
-        taskQueue: FLOOR_TASK_QUEUE,
-        args: [{ runId: id }],
-      });
-      const { rows } = await pool.query('SELECT * FROM bench_floor.runs WHERE id = $1', [id]);
-      res.status(201).json(rows[0]);
-    } catch (err) {
-      next(err);
-    }
-  });
+  /** Writes the run's row, has `execute` run its workflow to the end, then answers the row. */
+  const route = (execute: (id: string) => Promise<unknown>): express.RequestHandler => {
+    return async (req, res, next) => {
+      try {
+        const id = `run_${randomUUID()}`;
+        await pool.query(`INSERT INTO bench_floor.runs (id, input, status) VALUES ($1, $2, 'queued')`, [
+          id,
+          (req.body as { input: unknown }).input,
+        ]);
+        await execute(id);
+        const { rows } = await pool.query('SELECT * FROM bench_floor.runs WHERE id = $1', [id]);
+        res.status(201).json(rows[0]);
+      } catch (err) {
+        next(err);
+      }
+    };
+  };
+  app.post(
+    '/runs',
+    express.json(),
+    route((id) =>
+      client.workflow.execute<typeof floorDurable>('floorDurable', { workflowId: id, taskQueue: FLOOR_TASK_QUEUE, args: [{ runId: id }] }),
+    ),
+  );
+  app.post(
+    '/contract-runs',
+    express.json(),
+    route((id) =>
+      client.workflow.executeUpdateWithStart(contractWait, {
+        args: [WAIT_MS],
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof floorContract>('floorContract', {
+          workflowId: id,
+          taskQueue: FLOOR_TASK_QUEUE,
+          args: [{ runId: id }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          staticSummary: `bench-greet v1 · ws_floor · ${id}`,
+          typedSearchAttributes: [
+            { key: CONTRACT_RUN_ID, value: id },
+            { key: CONTRACT_WORKSPACE_ID, value: 'ws_floor' },
+            { key: CONTRACT_WORKFLOW_ID, value: 'wf_floor' },
+            { key: CONTRACT_RUN_STATUS, value: 'queued' },
+          ],
+        }),
+      }),
+    ),
+  );
   app.listen(Number(DURABLE_FLOOR_PORT), '127.0.0.1', () => {
     process.stdout.write('durable floor listening\n');
   });

@@ -2,12 +2,14 @@
  * The performance floor (DESIGN.md): what a user would write by hand with the Temporal SDK for
  * the bench's one-step transform workflow, in its two shapes, and for the same transform
  * followed by a signed webhook of its result, delivered by a workflow of its own; and the durable
- * floor's, whose run lives in PostgreSQL. Bundled by floor/worker.ts.
+ * floor's, whose run lives in PostgreSQL, bare and with svc's Temporal contract. Bundled by
+ * floor/worker.ts.
  */
-import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';
 import type { DeliveryInput, FloorDeliveryActivities } from './deliveryActivities';
 import type { DurableFloorActivities } from './durableStore';
+import { CONTRACT_RUN_STATUS, contractWait } from './contract';
 
 const options = { startToCloseTimeout: '10 seconds' } as const;
 const local = proxyLocalActivities<FloorActivities>(options);
@@ -28,6 +30,21 @@ const stored = proxyLocalActivities<DurableFloorActivities>(options);
 /** The durable floor (durableApi.ts): the run's id in, its input and output in PostgreSQL. */
 export async function floorDurable(input: { runId: string }): Promise<Greeting> {
   return stored.greetStored(input.runId);
+}
+
+/**
+ * The contract floor (durableApi.ts `POST /contract-runs`): the durable floor's run with what
+ * svc's contract asks of its workflow on Temporal. Started by update-with-start with the
+ * caller's wait, which answers once the run has succeeded, or when the caller's wait is over;
+ * and its status search attribute kept current (its start sets the others).
+ */
+export async function floorContract(input: { runId: string }): Promise<Greeting> {
+  let done = false;
+  setHandler(contractWait, async (timeoutMs) => ((await condition(() => done, timeoutMs)) ? 'succeeded' : 'running'));
+  const output = await stored.greetStored(input.runId);
+  done = true;
+  upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
+  return output;
 }
 
 const withDelivery = proxyLocalActivities<FloorDeliveryActivities>(options);

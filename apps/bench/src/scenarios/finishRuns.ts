@@ -2,7 +2,7 @@ import { request } from 'undici';
 import type { BenchContext } from '../context';
 import { authHeaders, runsUrl } from '../context';
 import { cpuSnapshot, cpuUsed } from '../cpu';
-import { durableFloorRun } from '../floor/client';
+import { CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { assertClean, fnLoad, rotate } from '../load';
@@ -19,7 +19,8 @@ const SDK_RUNS_PER_SEC = 250;
  * Runs finished per second: `finishCallers` concurrent `wait: true` callers in a closed loop
  * (each sends its next run as soon as the last one came back) against as many callers of the
  * floor's `client.workflow.execute`, of svc's own run workflow executed straight through the
- * SDK, and of the durable floor's `POST /runs` (floor/durableApi.ts). Every side is the same
+ * SDK, and of the durable floor's `POST /runs`, bare and with svc's Temporal contract
+ * (`/contract-runs`, floor/durableApi.ts). Every side is the same
  * loop (fnLoad): after `finishSec` no caller starts another run, and the runs in flight are
  * awaited and counted, so a side whose runs take longer than the window is still measured
  * (autocannon would drop them). svc's sides each have a workspace.
@@ -85,6 +86,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
     floorLocal: () => metered('floor, local activity', () => fnLoad(floor.executeLocal, load)),
     floorActivity: () => metered('floor, activity', () => fnLoad(floor.executeActivity, load)),
     durableFloor: () => metered('durable floor', () => fnLoad(durableFloorRun(stack.durableFloorUrl), load)),
+    contractFloor: () => metered('contract floor', () => fnLoad(durableFloorRun(stack.durableFloorUrl, { contract: true }), load)),
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
@@ -94,6 +96,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
   assertClean(`floor execute (local activity), ${callers} callers`, r.floorLocal);
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
   assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
+  assertClean(`contract floor POST /contract-runs, ${callers} callers`, r.contractFloor);
   assertClean(`SDK execute of runWorkflow, ${callers} callers`, r.sdk);
   assertClean(`API wait: true, ${callers} callers`, r.api);
   // Only runs that came back `succeeded` count as finished (a wait that timed out does not).
@@ -119,6 +122,10 @@ export async function finishRunsScenario(ctx: BenchContext) {
       title: `runs finished/s, ${callers} callers: durable floor (Express, PostgreSQL, execute; against the floor)`,
       value: `${round(r.durableFloor.perSecond, 1)} /s (${round(r.durableFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
     },
+    {
+      title: `runs finished/s, ${callers} callers: contract floor (${CONTRACT_FLOOR_SHAPE}; against the floor)`,
+      value: `${round(r.contractFloor.perSecond, 1)} /s (${round(r.contractFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
+    },
     { title: `wait: true answers not yet succeeded, ${callers} callers`, value: String(apiOther) },
     ...Object.entries(cpuPerRun).map(([side, perProcess]) => ({
       title: `CPU per finished run, ${callers} callers: ${side} (total; by process)`,
@@ -138,6 +145,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
         floorLocal: r.floorLocal.perSecond,
         floorActivity: r.floorActivity.perSecond,
         durableFloor: r.durableFloor.perSecond,
+        contractFloor: r.contractFloor.perSecond,
         sdk: r.sdk.perSecond,
       },
       apiNotSucceeded: apiOther,

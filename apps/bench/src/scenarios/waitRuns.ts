@@ -1,5 +1,5 @@
 import type { BenchContext } from '../context';
-import { durableFloorRun } from '../floor/client';
+import { CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
 import { runsLoad } from '../context';
 import type { Tenant } from '../fixtures';
 import { describeShape, historyShape } from '../history';
@@ -15,8 +15,9 @@ import type { LatencySummary } from '../stats';
  * transform workflow against the floor (`client.workflow.execute` of the hand-written workflow
  * with one local activity; and with one regular activity), and against svc's own run workflow
  * executed straight through the SDK (what the gateway adds on top of the workflow), and against
- * the durable floor (floor/durableApi.ts: the least a durable HTTP API on Temporal does). Every API
- * answer must be the run, `succeeded`. One history of each kind is read and counted.
+ * the durable floor (floor/durableApi.ts: the least a durable HTTP API on Temporal does), bare and
+ * with svc's Temporal contract (the contract floor). Every API answer must be the run,
+ * `succeeded`. One history of each kind is read and counted.
  */
 export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   const { profile: p, stack, floor } = ctx;
@@ -43,6 +44,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     floorLocal: () => fnLoad(floor.executeLocal, { concurrency: 1, amount }),
     floorActivity: () => fnLoad(floor.executeActivity, { concurrency: 1, amount }),
     durableFloor: () => fnLoad(durableFloorRun(stack.durableFloorUrl), { concurrency: 1, amount }),
+    contractFloor: () => fnLoad(durableFloorRun(stack.durableFloorUrl, { contract: true }), { concurrency: 1, amount }),
     sdk: () => sdkSide(amount),
     api: () => api(amount),
   });
@@ -54,6 +56,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
   assertClean('floor execute (local activity)', r.floorLocal);
   assertClean('floor execute (activity)', r.floorActivity);
   assertClean('durable floor POST /runs', r.durableFloor);
+  assertClean('contract floor POST /contract-runs', r.contractFloor);
   assertClean('SDK execute of runWorkflow', r.sdk);
   assertClean('API wait: true', r.api);
   if (notSucceeded) throw new Error(`wait: true answered ${notSucceeded} runs that had not succeeded`);
@@ -62,6 +65,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     floorLocal: summarize(r.floorLocal.latencies),
     floorActivity: summarize(r.floorActivity.latencies),
     durableFloor: summarize(r.durableFloor.latencies),
+    contractFloor: summarize(r.contractFloor.latencies),
     sdk: summarize(r.sdk.latencies),
     api: summarize(r.api.latencies),
   };
@@ -92,6 +96,10 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     {
       title: 'one at a time, p50 / p95 / p99: durable floor (Express, PostgreSQL, execute; its p50 against the floor)',
       value: `${ms(l.durableFloor)} (${round(l.durableFloor.p50 / l.floorLocal.p50, 2)}×)`,
+    },
+    {
+      title: `one at a time, p50 / p95 / p99: contract floor (${CONTRACT_FLOOR_SHAPE}; its p50 against the floor)`,
+      value: `${ms(l.contractFloor)} (${round(l.contractFloor.p50 / l.floorLocal.p50, 2)}×)`,
     },
     { title: 'history of one run: svc (wait: true)', value: describeShape(shapes.api) },
     { title: 'history of one run: svc runWorkflow through the SDK', value: describeShape(shapes.sdk) },
