@@ -39,21 +39,14 @@ export async function finishRunsScenario(ctx: BenchContext) {
     PostgreSQL: stack.postgresPid,
     'Temporal server': stack.temporalPid,
   };
-  const cpu = new Map<string, { ms: Record<string, number>; runs: number }>();
-  // Each side's rounds apart too: the server's cost of a run varies between a side's rounds by
-  // more than the sides differ (FINDINGS, session 25).
-  const rounds = new Map<string, SideRound[]>();
+  // Each side's loads, in order: the server's cost of a run varies between a side's rounds by
+  // more than the sides differ (FINDINGS, session 25), so the rounds are reported apart too.
+  const loads = new Map<string, MeteredLoad[]>();
   const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
     const before = cpuSnapshot(processes);
     const r = await measure();
     const used = cpuUsed(before, cpuSnapshot(processes));
-    const sum = cpu.get(side) ?? { ms: {}, runs: 0 };
-    for (const [name, ms] of Object.entries(used)) sum.ms[name] = (sum.ms[name] ?? 0) + ms;
-    sum.runs += r.ok;
-    cpu.set(side, sum);
-    const total = Object.values(used).reduce((a, b) => a + b, 0);
-    const measured = { perSecond: r.perSecond, cpuMs: total / r.ok, serverMs: (used['Temporal server'] ?? 0) / r.ok };
-    rounds.set(side, [...(rounds.get(side) ?? []), measured]);
+    loads.set(side, [...(loads.get(side) ?? []), { used, runs: r.ok, perSecond: r.perSecond }]);
     return r;
   };
 
@@ -90,9 +83,8 @@ export async function finishRunsScenario(ctx: BenchContext) {
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
-  const cpuPerRun = Object.fromEntries(
-    [...cpu].map(([side, { ms, runs }]) => [side, Object.fromEntries(Object.entries(ms).map(([name, v]) => [name, v / runs]))]),
-  );
+  const cpuPerRun = Object.fromEntries([...loads].map(([side, ls]) => [side, perRun(ls)]));
+  const rounds = Object.fromEntries([...loads].map(([side, ls]) => [side, ls.map(sideRound)]));
   assertClean(`floor execute (local activity), ${callers} callers`, r.floorLocal);
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
   assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
@@ -133,7 +125,9 @@ export async function finishRunsScenario(ctx: BenchContext) {
     })),
     {
       title: `each round in order, ${callers} callers: runs answered/s at CPU per run (of it the Temporal server's)`,
-      value: [...rounds].map(([side, rs]) => `${side}: ${rs.map(roundText).join(', ')}`).join('; '),
+      value: Object.entries(rounds)
+        .map(([side, rs]) => `${side}: ${rs.map(roundText).join(', ')}`)
+        .join('; '),
     },
   ];
   return {
@@ -150,13 +144,34 @@ export async function finishRunsScenario(ctx: BenchContext) {
       },
       apiNotSucceeded: apiOther,
       cpuMsPerRun: cpuPerRun,
-      rounds: Object.fromEntries(rounds),
+      rounds,
     },
     floorPerSecond: r.floorLocal.perSecond,
   };
 }
 
-/** One side's load in one round: runs answered per second, and every process's CPU per run. */
+/** One side's load in one round: every process's CPU over it (ms), its runs, and their rate. */
+interface MeteredLoad {
+  used: Record<string, number>;
+  runs: number;
+  perSecond: number;
+}
+
+/** Each process's CPU per run over loads: all their CPU over all their runs. */
+function perRun(loads: MeteredLoad[]): Record<string, number> {
+  const runs = loads.reduce((n, l) => n + l.runs, 0);
+  const ms: Record<string, number> = {};
+  for (const { used } of loads) for (const [name, v] of Object.entries(used)) ms[name] = (ms[name] ?? 0) + v;
+  return Object.fromEntries(Object.entries(ms).map(([name, v]) => [name, v / runs]));
+}
+
+/** A load as its round is reported: runs answered per second, all CPU and the server's per run. */
+function sideRound(l: MeteredLoad): SideRound {
+  const perProcess = perRun([l]);
+  return { perSecond: l.perSecond, cpuMs: totalMs(perProcess), serverMs: perProcess['Temporal server'] ?? 0 };
+}
+
+/** One side's load in one round: runs answered per second, and the CPU per run. */
 interface SideRound {
   perSecond: number;
   cpuMs: number;
@@ -170,10 +185,15 @@ function roundText(r: SideRound): string {
 
 /** `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process using 0.1 ms or more, largest first. */
 function cpuText(perProcess: Record<string, number>): string {
-  const total = Object.values(perProcess).reduce((a, b) => a + b, 0);
+  const total = totalMs(perProcess);
   const parts = Object.entries(perProcess)
     .filter(([, ms]) => ms >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([name, ms]) => `${name} ${round(ms, 1)}`);
   return `${round(total, 1)} ms (${parts.join(', ')})`;
+}
+
+/** All processes' CPU together, ms. */
+function totalMs(perProcess: Record<string, number>): number {
+  return Object.values(perProcess).reduce((a, b) => a + b, 0);
 }
