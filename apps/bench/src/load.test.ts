@@ -1,4 +1,4 @@
-import { fnLoad } from './load';
+import { fnLoad, roundOrder } from './load';
 
 /** A call that takes `ms`, on a real timer. */
 const call = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -36,5 +36,32 @@ describe('fnLoad', () => {
     expect(r.ok).toBe(10);
     // 50/s: one call every 20 ms (a timer may fire a millisecond early, never a whole step).
     starts.forEach((t, i) => expect(t - starts[0]).toBeGreaterThanOrEqual(i * 20 - 2));
+  });
+});
+
+describe('roundOrder', () => {
+  const sides = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const positions = (rounds: number) => {
+    const sequence = Array.from({ length: rounds }, (_, i) => roundOrder(sides, i)).flat();
+    return Object.fromEntries(sides.map((s) => [s, sequence.flatMap((x, at) => (x === s ? [at] : []))]));
+  };
+
+  it('measures every side once a round', () => {
+    for (let i = 0; i < 4; i++) expect([...roundOrder(sides, i)].sort()).toEqual(sides);
+  });
+
+  it('reverses the first round in the second, so each side stands on average as late as any other', () => {
+    expect([0, 1].map((i) => roundOrder(['a', 'b', 'c'], i).join(''))).toEqual(['abc', 'cba']);
+    // Over a pair (or two), a drift in time costs every side the same: equal mean positions.
+    for (const rounds of [2, 4]) {
+      const means = Object.values(positions(rounds)).map((at) => at.reduce((x, y) => x + y, 0) / at.length);
+      expect(new Set(means).size).toBe(1);
+    }
+  });
+
+  it('starts each pair of rounds one side further on, so no side is always first', () => {
+    expect([0, 2, 4].map((i) => roundOrder(sides, i)[0])).toEqual(['a', 'b', 'c']);
+    // Two sides alternate which goes first, as `alternate` always did.
+    expect([0, 1, 2, 3].map((i) => roundOrder(['x', 'y'], i).join(''))).toEqual(['xy', 'yx', 'yx', 'xy']);
   });
 });

@@ -139,9 +139,19 @@ export function mergeLoads(parts: LoadResult[]): LoadResult {
 }
 
 /**
- * Measures several sides in `rounds` rounds, each round starting one side further on, so no
- * side always profits (or suffers) from its place.
+ * The order of the sides in round `round`. Rounds come in pairs, the second the first reversed,
+ * so a cost that drifts during the measurement weighs on every side alike: the in-memory dev
+ * server's cost per commit grows with the executions it holds (apps/bench FINDINGS, session 26),
+ * and a side measured later on average paid more. Each pair starts one side further on, so no
+ * side is always first.
  */
+export function roundOrder<K>(names: readonly K[], round: number): K[] {
+  const pair = Math.floor(round / 2);
+  const order = names.map((_, j) => names[(pair + j) % names.length]);
+  return round % 2 === 1 ? order.reverse() : order;
+}
+
+/** Measures several sides in `rounds` rounds, in roundOrder. */
 export async function rotate<K extends string>(
   rounds: number,
   sides: Record<K, () => Promise<LoadResult>>,
@@ -149,10 +159,7 @@ export async function rotate<K extends string>(
   const names = Object.keys(sides) as K[];
   const parts = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {
-    for (let j = 0; j < names.length; j++) {
-      const name = names[(i + j) % names.length];
-      parts.get(name)!.push(await sides[name]());
-    }
+    for (const name of roundOrder(names, i)) parts.get(name)!.push(await sides[name]());
   }
   return Object.fromEntries(names.map((n) => [n, mergeLoads(parts.get(n)!)])) as Record<K, LoadResult>;
 }
