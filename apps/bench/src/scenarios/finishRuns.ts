@@ -40,7 +40,8 @@ export async function finishRunsScenario(ctx: BenchContext) {
     'Temporal server': stack.temporalPid,
   };
   // Each side's loads, in order: the server's cost of a run varies between a side's rounds by
-  // more than the sides differ (FINDINGS, session 25), so the rounds are reported apart too.
+  // more than the sides differ, and grows with the executions it holds (FINDINGS, sessions 25
+  // and 26), so the rounds are reported apart too.
   const loads = new Map<string, MeteredLoad[]>();
   const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
     const before = cpuSnapshot(processes);

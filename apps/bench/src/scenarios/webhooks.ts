@@ -7,7 +7,7 @@ import { BENCH_INPUT } from '../fixtures';
 import { deliverySplit } from '../deliverySplit';
 import type { DeliverySplit } from '../deliverySplit';
 import { floorDeliveryId } from '../floor/deliveryActivities';
-import { assertClean, fnLoad } from '../load';
+import { assertClean, fnLoad, roundOrder } from '../load';
 import type { LoadResult } from '../load';
 import { WebhookReceiver } from '../receiver';
 import type { Received } from '../receiver';
@@ -151,12 +151,13 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
     for (const [i, rate] of rates.entries()) {
       ctx.rss.setPhase(`webhooks-${rate}`);
       ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc and the floor with delivery`);
-      // Each rate starts with the other side than the last, so neither always meets the other's leftovers.
+      // In roundOrder, as every scenario's sides: the second rate starts with the other side, so
+      // neither always meets the other's leftovers.
       const sides = [
         async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec, rate === top)),
         async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top)),
       ];
-      for (const side of i % 2 === 0 ? sides : sides.reverse()) await side();
+      for (const side of roundOrder(sides, i)) await side();
       details.push(
         { title: `webhooks, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(perRate[rate]) },
         {
