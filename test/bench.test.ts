@@ -50,6 +50,12 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
     new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
     /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/,
   ]),
+  // What the webhook row's rate cost the machine, each side (apps/bench/src/scenarios/webhooks.ts), e.g.
+  // `52.3 ms (Temporal server 21.0, worker 18.2, …); 1.94 cores | 31.0 ms (…); 1.21 cores`.
+  [
+    /^webhooks at \d+\/s: CPU per event received, by process; cores kept busy over the phase, of \d+ \(svc \| floor with delivery\)$/,
+    /^(\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|PostgreSQL|bench) \d+(\.\d+)?[^)]*\); \d+(\.\d+)? cores( \| |$)){2}$/,
+  ],
   // Each finish side's rounds, e.g. `…; svc wait: true: 58/s at 30.7 ms (11.2), 52/s at 33.1 ms (15.1); …`.
   ...['svc wait: true', 'floor, local activity'].map((side): [RegExp, RegExp] => [
     /^each round in order, \d+ callers: /,

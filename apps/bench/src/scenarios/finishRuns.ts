@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { BenchContext } from '../context';
 import { authHeaders, runsUrl } from '../context';
-import { cpuSnapshot, cpuUsed } from '../cpu';
+import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses, totalMs } from '../cpu';
 import { CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
@@ -31,14 +31,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
   const callers = p.finishCallers;
   const load = { concurrency: callers, durationSec: p.finishSec };
   // Where each side's runs cost the machine: every process's CPU over the side's loads, per run.
-  const processes = {
-    gateway: stack.gateway.pid,
-    worker: stack.worker.pid,
-    'durable floor API': stack.durableFloor.pid,
-    'floor worker': stack.floor.pid,
-    PostgreSQL: stack.postgresPid,
-    'Temporal server': stack.temporalPid,
-  };
+  const processes = stackProcesses(stack);
   // Each side's loads, in order: the server's cost of a run varies between a side's rounds by
   // more than the sides differ, and grows with the executions it holds (FINDINGS, sessions 25
   // and 26), so the rounds are reported apart too.
@@ -160,10 +153,7 @@ interface MeteredLoad {
 
 /** Each process's CPU per run over loads: all their CPU over all their runs. */
 function perRun(loads: MeteredLoad[]): Record<string, number> {
-  const runs = loads.reduce((n, l) => n + l.runs, 0);
-  const ms: Record<string, number> = {};
-  for (const { used } of loads) for (const [name, v] of Object.entries(used)) ms[name] = (ms[name] ?? 0) + v;
-  return Object.fromEntries(Object.entries(ms).map(([name, v]) => [name, v / runs]));
+  return perUnit(loads.map((l) => ({ used: l.used, units: l.runs })));
 }
 
 /** A load as its round is reported: runs answered per second, all CPU and the server's per run. */
@@ -182,19 +172,4 @@ interface SideRound {
 /** `55/s at 30.7 ms (11.2)` */
 function roundText(r: SideRound): string {
   return `${round(r.perSecond, 0)}/s at ${round(r.cpuMs, 1)} ms (${round(r.serverMs, 1)})`;
-}
-
-/** `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process using 0.1 ms or more, largest first. */
-function cpuText(perProcess: Record<string, number>): string {
-  const total = totalMs(perProcess);
-  const parts = Object.entries(perProcess)
-    .filter(([, ms]) => ms >= 0.05)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, ms]) => `${name} ${round(ms, 1)}`);
-  return `${round(total, 1)} ms (${parts.join(', ')})`;
-}
-
-/** All processes' CPU together, ms. */
-function totalMs(perProcess: Record<string, number>): number {
-  return Object.values(perProcess).reduce((a, b) => a + b, 0);
 }

@@ -1,8 +1,10 @@
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { deliveryWorkflowId } from '@svc/domain';
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { apiCall, runsUrl } from '../context';
+import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses, totalMs } from '../cpu';
 import { BENCH_INPUT } from '../fixtures';
 import { deliverySplit } from '../deliverySplit';
 import type { DeliverySplit } from '../deliverySplit';
@@ -31,6 +33,21 @@ interface RatePhase {
   unfinished: number;
   /** At the row's rate: where the latency goes, by the delivery workflows' histories (deliverySplit.ts). */
   split?: DeliverySplit;
+  /** At the row's rate: what the machine spent, from the first start to the end of collection. */
+  cpu?: PhaseCpu;
+}
+
+interface PhaseCpu {
+  /** Each process's CPU per event received, ms. */
+  msPerEvent: Record<string, number>;
+  /** Every process's CPU over the phase's wall time: the cores it kept busy. */
+  coresBusy: number;
+}
+
+/** Where a phase's CPU is read from: a snapshot taken as its first start went out. */
+interface Meter {
+  before: Record<string, number>;
+  startedAt: number;
 }
 
 /**
@@ -52,6 +69,10 @@ interface RatePhase {
  */
 export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: number; latency: LatencySummary }) {
   const { profile: p, stack } = ctx;
+  // At the row's rate every process's CPU is read over each side's phase: whether the machine
+  // had cores left for the offered rate (FINDINGS, session 27).
+  const processes = stackProcesses(stack);
+  const meter = (on: boolean): Meter | undefined => (on ? { before: cpuSnapshot(processes), startedAt: performance.now() } : undefined);
   const receiver = new WebhookReceiver();
   await receiver.start();
   try {
@@ -60,7 +81,8 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
 
     /**
      * Until every event is in, or the collection window is over (and at least one event came).
-     * With `deliveryOf` (a received event's delivery workflow id), the latency is split too.
+     * With `deliveryOf` (a received event's delivery workflow id), the latency is split too;
+     * with `metered`, the CPU is read as the collection ends (before the split reads histories).
      */
     const collect = async (
       what: string,
@@ -68,6 +90,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       load: LoadResult,
       runIds: string[],
       deliveryOf?: (g: Received) => string,
+      metered?: Meter,
     ): Promise<RatePhase> => {
       const until = performance.now() + p.webhookCollectSec * 1000;
       const giveUp = performance.now() + p.firstEventTimeoutMs;
@@ -76,6 +99,8 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         stack.assertAlive();
         await new Promise((r) => setTimeout(r, 100));
       }
+      const used = metered && cpuUsed(metered.before, cpuSnapshot(processes));
+      const wallMs = metered && performance.now() - metered.startedAt;
       const got = runIds.filter((id) => receiver.byRun.has(id)).map((id) => receiver.byRun.get(id)!);
       if (got.length === 0) throw new Error(`${what} at ${rate}/s: no event arrived (bad signatures: ${receiver.badSignatures})`);
       const ends = got.map((g) => g.eventCreatedAt);
@@ -94,6 +119,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
             ctx.temporal,
             got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })),
           )),
+        cpu: used && wallMs ? { msPerEvent: perUnit([{ used, units: got.length }]), coresBusy: totalMs(used) / wallMs } : undefined,
       };
     };
 
@@ -113,10 +139,12 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       // Paced as the floor's side is (start i at i / rate s): autocannon's `overallRate` sends each
       // second's quota at once at the start of the second, bursts the floor's side never met.
       // A count, not a duration: every offered start is answered, however slow the answers.
+      const metered = meter(split);
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`run starts at ${rate}/s`, load);
       // Each run has one delivery, generation 0 (no manual retries here).
-      const r = await collect('webhooks', rate, load, runIds, split ? (g) => deliveryWorkflowId(g.deliveryId!, 0) : undefined);
+      const deliveryOf = split ? (g: Received) => deliveryWorkflowId(g.deliveryId!, 0) : undefined;
+      const r = await collect('webhooks', rate, load, runIds, deliveryOf, metered);
       if (p.clearBacklogs) await clearBacklog(ctx.db, ctx.temporal, tenant.workspaceId, 0, stack.assertAlive);
       return r;
     };
@@ -129,9 +157,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       const start = async () => {
         runIds.push(await ctx.floor.startWithDelivery(url));
       };
+      const metered = meter(split);
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`floor starts at ${rate}/s`, load);
-      const r = await collect('floor webhooks', rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined);
+      const r = await collect('floor webhooks', rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined, metered);
       if (p.clearBacklogs) await ctx.floor.terminateWithDelivery(runIds.filter((id) => !receiver.byRun.has(id)));
       return r;
     };
@@ -192,6 +221,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         title: `webhooks at ${top}/s, p50 / p95: committed → delivery started; → its first task picked up; → received (svc | floor with delivery)`,
         value: `${describeSplit(at.split!)} | ${describeSplit(floorAt.split!)}`,
       },
+      {
+        title: `webhooks at ${top}/s: CPU per event received, by process; cores kept busy over the phase, of ${os.cpus().length} (svc | floor with delivery)`,
+        value: `${describeCpu(at.cpu!)} | ${describeCpu(floorAt.cpu!)}`,
+      },
       { title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` },
     );
     if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} webhooks failed signature verification`);
@@ -203,6 +236,11 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
 
 function describeSplit(s: DeliverySplit): string {
   return [s.toStarted, s.startedToPickedUp, s.pickedUpToReceived].map((l) => `${round(l.p50, 1)} / ${round(l.p95, 1)} ms`).join('; ');
+}
+
+/** `57.1 ms (Temporal server 24.3, worker 19.0, …); 1.94 cores` */
+function describeCpu(c: PhaseCpu): string {
+  return `${cpuText(c.msPerEvent)}; ${round(c.coresBusy, 2)} cores`;
 }
 
 function describePhase(r: RatePhase): string {
