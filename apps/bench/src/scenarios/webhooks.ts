@@ -99,8 +99,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
         stack.assertAlive();
         await new Promise((r) => setTimeout(r, 100));
       }
-      const used = metered && cpuUsed(metered.before, cpuSnapshot(processes));
-      const wallMs = metered && performance.now() - metered.startedAt;
+      const spent = metered && { used: cpuUsed(metered.before, cpuSnapshot(processes)), wallMs: performance.now() - metered.startedAt };
       const got = runIds.filter((id) => receiver.byRun.has(id)).map((id) => receiver.byRun.get(id)!);
       if (got.length === 0) throw new Error(`${what} at ${rate}/s: no event arrived (bad signatures: ${receiver.badSignatures})`);
       const ends = got.map((g) => g.eventCreatedAt);
@@ -119,7 +118,7 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
             ctx.temporal,
             got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })),
           )),
-        cpu: used && wallMs ? { msPerEvent: perUnit([{ used, units: got.length }]), coresBusy: totalMs(used) / wallMs } : undefined,
+        cpu: spent && { msPerEvent: perUnit([{ used: spent.used, units: got.length }]), coresBusy: totalMs(spent.used) / spent.wallMs },
       };
     };
 
