@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
+import type { ClientConfig } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 import { coalesceWrites } from './coalescedWrites';
 import { PipelinedLane } from './pipelinedLane';
@@ -24,8 +25,13 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/** How every connection of the process reaches the database. */
+export function connectionConfig(databaseUrl: string): ClientConfig {
+  return { connectionString: databaseUrl, connectionTimeoutMillis: 5_000 };
+}
+
 export function createDb(databaseUrl: string, opts: { max?: number; onError?: (err: Error) => void } = {}): DbHandle {
-  const connection = { connectionString: databaseUrl, connectionTimeoutMillis: 5_000 };
+  const connection = connectionConfig(databaseUrl);
   // Pipelined, so a transaction's statements that do not wait on each other go out together
   // (preparedSql.ts inOrder); one statement at a time, as Prisma sends them, is unchanged.
   const pool = new Pool({ ...connection, max: opts.max ?? 10, pipeline: true });

@@ -1,9 +1,11 @@
-export { createDb } from './client';
+export { connectionConfig, createDb } from './client';
 export type { Db, DbHandle } from './client';
 export { migrate, MigrationError, DEFAULT_MIGRATIONS_DIR } from './migrate';
 export { isDatabaseUnavailable } from './unavailable';
 export { inOrder, inOrderThenCommit, inTransaction, PreparedSql, rowsOf } from './preparedSql';
 export { PipelinedLane } from './pipelinedLane';
+export { NotificationListener } from './notificationListener';
+export type { NotificationWatch } from './notificationListener';
 export { jsonRow } from './jsonRow';
 export type { SqlSource } from './preparedSql';
 export type { MigrationResult } from './migrate';
