@@ -2,7 +2,7 @@ import { setSecret } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { json, startEchoServer } from './helpers/echoServer';
-import { runToSettle } from './helpers/runs';
+import { closedExecution, runToSettle } from './helpers/runs';
 import type { Tenant } from './helpers/tenants';
 
 const TOKEN = 'tok_9f8e7d6c5b4a39281706';
@@ -85,7 +85,7 @@ describe('run engine', () => {
     expect(JSON.stringify(run)).not.toContain(TOKEN);
     const rows = await stack.db.prisma.runStep.findMany({ where: { runId: run.id } });
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
-    const history = await stack.temporal.workflow.getHandle(run.id).fetchHistory();
+    const history = await (await closedExecution(stack, run.id)).fetchHistory();
     expect(JSON.stringify(history)).not.toContain(TOKEN);
   });
 
@@ -119,7 +119,7 @@ describe('run engine', () => {
       expect(JSON.stringify(run)).not.toContain(TOKEN);
       const rows = await stack.db.prisma.runStep.findMany({ where: { runId: run.id } });
       expect(JSON.stringify(rows)).not.toContain(TOKEN);
-      const history = await stack.temporal.workflow.getHandle(run.id).fetchHistory();
+      const history = await (await closedExecution(stack, run.id)).fetchHistory();
       expect(JSON.stringify(history)).not.toContain(TOKEN);
     }
   });
@@ -244,7 +244,7 @@ describe('run engine', () => {
       slug: 'tagged',
       steps: [{ key: 'a', type: 'transform', expression: '1' }],
     });
-    const desc = await stack.temporal.workflow.getHandle(run.id).describe();
+    const desc = await (await closedExecution(stack, run.id)).describe();
     expect(desc.searchAttributes).toMatchObject({
       SvcWorkspaceId: [tenant.workspaceId],
       SvcWorkflowId: [run.workflow_id],

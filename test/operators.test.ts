@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { reconcilerScheduleId } from '@svc/temporal';
 import { startEchoServer } from './helpers/echoServer';
 import { waitFor } from './helpers/fixtures';
+import { closedExecution } from './helpers/runs';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
@@ -162,7 +163,7 @@ describe('reset from Temporal', () => {
       });
       const run = (await start(wf.id, { input: {}, wait: true })).body;
       expect([run.status, run.output]).toEqual(['succeeded', 1]);
-      const handle = stack.temporal.workflow.getHandle(run.id);
+      const handle = await closedExecution(stack, run.id);
       const { runId: firstExecution } = await handle.describe();
       const history = await handle.fetchHistory();
       const firstTask = history.events!.find((e) => e.workflowTaskCompletedEventAttributes)!;

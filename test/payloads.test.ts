@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { json, startEchoServer } from './helpers/echoServer';
-import { runToSettle } from './helpers/runs';
+import { closedExecution, runToSettle } from './helpers/runs';
 import type { Tenant } from './helpers/tenants';
 
 /**
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function historyBytes(runId: string): Promise<number> {
-  const history = await stack.temporal.workflow.getHandle(runId).fetchHistory();
+  const history = await (await closedExecution(stack, runId)).fetchHistory();
   return temporal.api.history.v1.History.encode(history).finish().byteLength;
 }
 

@@ -6,6 +6,7 @@ import { startGreetStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet, waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
+import { closedExecution } from './helpers/runs';
 import { visibilityCaughtUp } from './helpers/visibility';
 
 /**
@@ -56,7 +57,7 @@ describe('the Temporal workflow id of a run', () => {
     expect([r.status, r.body.status]).toEqual([201, 'succeeded']);
     const expected = `${workspaceId}/${wfId}/${idem}`;
     expect(await storedId(r.body.id)).toBe(expected);
-    const desc = await stack.temporal.workflow.getHandle(expected).describe();
+    const desc = await (await closedExecution(stack, expected)).describe();
     expect(desc.workflowId).toBe(expected);
     expect(desc.typedSearchAttributes.get(SA_RUN_ID)).toBe(r.body.id);
     expect(desc.status.name).toBe('COMPLETED');
@@ -66,7 +67,7 @@ describe('the Temporal workflow id of a run', () => {
     const r = await start(wfId, { input: { name: 'n' }, wait: true });
     expect(r.status).toBe(201);
     expect(await storedId(r.body.id)).toBe(r.body.id);
-    expect((await stack.temporal.workflow.getHandle(r.body.id).describe()).status.name).toBe('COMPLETED');
+    expect((await (await closedExecution(stack, r.body.id)).describe()).status.name).toBe('COMPLETED');
   });
 
   it('is <ws>/<trigger>/<key> for an inbound webhook start with a key', async () => {

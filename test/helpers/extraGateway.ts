@@ -26,7 +26,11 @@ export async function startExtraGateway(
 ): Promise<ExtraGateway> {
   const config: Config = { ...stack.config, ...overrides, TEMPORAL_TASK_QUEUE: stack.taskQueue, BASE_URL: stack.url };
   const logger = createLogger({ name: 'test-extra-gateway', level: config.LOG_LEVEL });
-  const deps = await createGatewayDeps({ ...config, SVC_ENCRYPTION_KEY: config.SVC_ENCRYPTION_KEY! }, logger, db);
+  const deps = await createGatewayDeps(
+    { ...config, SVC_ENCRYPTION_KEY: config.SVC_ENCRYPTION_KEY!, DATABASE_URL: config.DATABASE_URL! },
+    logger,
+    db,
+  );
   const server: Server = await new Promise((resolve, reject) => {
     const s = createApp(deps).listen(0, host, () => resolve(s));
     s.once('error', reject);

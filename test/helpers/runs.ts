@@ -23,3 +23,15 @@ export async function runToSettle(stack: TestStack, tenant: Tenant, definition: 
   expect(read.status).toBe(200);
   return read.body;
 }
+
+/**
+ * The Temporal execution behind `workflowId` once it has closed. `wait: true` answers at the
+ * commit that settles the run, a moment before its workflow task completes in Temporal, so what
+ * Temporal shows of a settled run (its history, status, search attributes) is read after this.
+ */
+export async function closedExecution(stack: TestStack, workflowId: string) {
+  const handle = stack.temporal.workflow.getHandle(workflowId);
+  // A failed or cancelled execution has closed too.
+  await handle.result().catch(() => undefined);
+  return handle;
+}

@@ -7,9 +7,10 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
-import { createDb } from '@svc/db';
+import { connectionConfig, createDb, NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { createApp, createRateLimiter } from '@svc/gateway';
+import { RUN_SETTLED_CHANNEL } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import {
@@ -148,8 +149,12 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
+  // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
+  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
+  await settleNotices.start();
   const app = createApp({
     rateLimiter,
+    settleNotices,
     config,
     logger,
     prisma: db.prisma,
@@ -203,6 +208,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       await nativeConnection.close();
       await connection.close();
       rateLimiter.close();
+      await settleNotices.close();
       await db.close();
     },
   };

@@ -1,6 +1,6 @@
 import type { Config, Logger } from '@svc/config';
 import type { Db, PreparedSql } from '@svc/db';
-import type { RunControl, RunLauncher } from '@svc/domain';
+import type { RunControl, RunLauncher, SettleNotices } from '@svc/domain';
 import type { ReviewLinkSigner } from '@svc/signing';
 import type { RateLimiter } from './ratelimit/limiter';
 
@@ -16,6 +16,8 @@ export interface GatewayDeps {
   /** Named statements for the hot paths: every request's key check, a run's read. */
   sql: PreparedSql;
   launcher: RunLauncher;
+  /** PostgreSQL's notices of runs settling, which end `wait: true` early (startRun.ts). */
+  settleNotices?: SettleNotices;
   /** Cancel and review decisions, as messages to the run's workflow. */
   control: RunControl;
   /** Verifies the signed links of the review page. */

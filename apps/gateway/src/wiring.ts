@@ -1,5 +1,7 @@
 import type { Config, Logger } from '@svc/config';
+import { connectionConfig, NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
+import { RUN_SETTLED_CHANNEL } from '@svc/domain';
 import { connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
 import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
@@ -7,7 +9,7 @@ import { createRateLimiter } from './ratelimit/limiter';
 
 /** config → db → Temporal client → the gateway's dependencies. */
 export async function createGatewayDeps(
-  config: Config & { SVC_ENCRYPTION_KEY: Buffer },
+  config: Config & { SVC_ENCRYPTION_KEY: Buffer; DATABASE_URL: string },
   logger: Logger,
   db: DbHandle,
 ): Promise<GatewayDeps & { close(): Promise<void> }> {
@@ -18,12 +20,18 @@ export async function createGatewayDeps(
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
+  const noticesDown = (err: Error) =>
+    logger.warn({ err: err.message }, 'run settle notices interrupted; waits answer through Temporal meanwhile');
+  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL), RUN_SETTLED_CHANNEL, { onError: noticesDown });
+  // Not listening only makes waits answer through Temporal; it retries on its own.
+  await settleNotices.start().catch(noticesDown);
   return {
     config,
     logger,
     prisma: db.prisma,
     sql: db.sql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    settleNotices,
     control: createRunControl(client),
     reviewLinks: createReviewLinkSigner(config.SVC_ENCRYPTION_KEY, config.SVC_ENCRYPTION_KEY_PREVIOUS),
     readiness: {
@@ -37,6 +45,7 @@ export async function createGatewayDeps(
     rateLimiter,
     async close() {
       rateLimiter.close();
+      await settleNotices.close();
       await connection.close();
     },
   };

@@ -70,6 +70,8 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
     api: summarize(r.api.latencies),
   };
   const run = await ctx.db.prisma.run.findUniqueOrThrow({ where: { id: lastRunId }, select: { temporalWorkflowId: true } });
+  // `wait: true` answers at the run's settling commit, a moment before its workflow task completes.
+  await ctx.temporal.workflow.getHandle(run.temporalWorkflowId).result();
   const shapes = {
     api: await historyShape(ctx.temporal, run.temporalWorkflowId),
     sdk: await historyShape(ctx.temporal, sdk.lastExecutedId!),

@@ -53,7 +53,7 @@ export function runRoutes(deps: GatewayDeps): Router {
     const idempotencyKey = parseIdempotencyKey(req.header('idempotency-key'));
     const body = parseBody(StartRunBody, req.body);
     const { run, replayed } = await startRun(
-      { prisma: deps.prisma, sql: deps.sql, launcher: deps.launcher },
+      { prisma: deps.prisma, sql: deps.sql, launcher: deps.launcher, settleNotices: deps.settleNotices },
       {
         workspaceId: principalOf(res).workspaceId,
         workflowId: String(req.params.workflow_id),

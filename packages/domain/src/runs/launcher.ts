@@ -20,6 +20,20 @@ export interface LaunchRequest extends RunRef {
 export interface WaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Resolves once the run is known to have settled in PostgreSQL (SettleNotices), which may be
+   * before Temporal answers the wait: the wait then ends there. Never rejects.
+   */
+  settled?: Promise<void>;
+}
+
+/**
+ * PostgreSQL's notices of runs settling (RUN_SETTLED_CHANNEL, sent at the settling commit), to
+ * end a `wait: true` without waiting for Temporal to finish the workflow task. Best effort: a
+ * notice can be lost (its connection down), so the wait through Temporal always stays.
+ */
+export interface SettleNotices {
+  watch(runId: string): { next(): Promise<void>; close(): void };
 }
 
 /**
@@ -33,8 +47,9 @@ export type StartOutcome = 'started' | 'id_taken';
 export interface RunLauncher {
   /**
    * Starts the run's execution; starting it again never runs it twice. With `wait`, the start
-   * and the wait are one call (update-with-start) that returns when the run settles or the wait
-   * is over; a caller that goes away never leaves the run unstarted.
+   * and the wait are one call (update-with-start) that returns when the run settles (or
+   * `wait.settled` resolves) or the wait is over; a caller that goes away never leaves the run
+   * unstarted.
    */
   start(req: LaunchRequest, wait?: WaitOptions): Promise<StartOutcome>;
   /**

@@ -100,6 +100,14 @@ interface WrittenStep {
 
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
+/**
+ * The channel on which a run's id is sent (NOTIFY) by the transaction that settles it (ends it,
+ * or pauses it for a review), delivered when that transaction commits. A `wait: true` request
+ * answers from it without waiting for Temporal to finish the workflow task (startRun.ts).
+ * Nothing else sends on it.
+ */
+export const RUN_SETTLED_CHANNEL = 'svc_run_settled';
+
 /** JSON for a jsonb parameter; null stays SQL NULL. */
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -198,7 +206,8 @@ export function createRunStore(
     // One statement: a pending review is cancelled; unfinished steps end (cancelled with
     // the run, or, when the run was ended from outside (terminated), the one in progress
     // failed and the rest skipped); the run takes its final status unless it has one (the
-    // first final status stands; a concurrent ending is waited for, and the read after sees it).
+    // first final status stands; a concurrent ending is waited for, and the read after sees it);
+    // its id goes out on RUN_SETTLED_CHANNEL at the commit.
     return inOrder(
       tx,
       () =>
@@ -219,7 +228,7 @@ export function createRunStore(
                    error = ${jsonb(f.error)}::jsonb
              WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
             RETURNING status)
-          SELECT (SELECT status FROM settled) AS settled`,
+          SELECT (SELECT status FROM settled) AS settled FROM (SELECT pg_notify(${RUN_SETTLED_CHANNEL}, ${runId})) notice`,
         ),
       () => getRun(tx, { workspaceId, runId }),
     );
@@ -364,7 +373,8 @@ export function createRunStore(
 
     /**
      * Pauses the run for a person, in one transaction: the review, the step and the run wait,
-     * the run's slot goes to the next in line, and `run.waiting_for_review` is recorded.
+     * the run's slot goes to the next in line, `run.waiting_for_review` is recorded, and its id
+     * goes out on RUN_SETTLED_CHANNEL at the commit.
      */
     async openReview(
       args: { runId: string; workspaceId: string; stepKey: string; grantKey: string },
@@ -385,6 +395,7 @@ export function createRunStore(
         started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
+        await tx.$executeRaw`SELECT pg_notify(${RUN_SETTLED_CHANNEL}, ${runId})`;
         const deliveries = await publishRunIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, runId);
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });

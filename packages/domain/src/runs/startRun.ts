@@ -12,7 +12,7 @@ import { workspaceLimits } from '../workspaces/limits';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { pinnedDefinition } from './definitionCache';
 import { runWorkflowIdFor } from './launcher';
-import type { LaunchRequest, RunLauncher, RunRef } from './launcher';
+import type { LaunchRequest, RunLauncher, RunRef, SettleNotices, WaitOptions } from './launcher';
 import { getRun, runFromJson, runSelectJson } from './readRuns';
 import type { AlongsideRead } from '../apiKeys/authenticate';
 import type { RunView } from './runView';
@@ -27,6 +27,8 @@ export interface StartRunDeps {
   /** Where the hot statements (look-up, write, read) run: named statements when given (@svc/db PreparedSql). */
   sql?: SqlSource;
   launcher: RunLauncher;
+  /** Ends a new run's wait at its settling commit, before Temporal answers (launcher.ts). */
+  settleNotices?: SettleNotices;
 }
 
 export interface StartRunArgs {
@@ -45,7 +47,7 @@ export interface StartRunArgs {
    * a key seen within 24 h replays the original run whatever the body). Default `body`.
    */
   idempotency?: 'body' | 'key';
-  wait?: { timeoutMs: number; signal?: AbortSignal };
+  wait?: Pick<WaitOptions, 'timeoutMs' | 'signal'>;
   /** The look-up, when it was read already (startLookupAlongside, with the API key). */
   lookup?: StartLookup;
 }
@@ -265,13 +267,19 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
       definition,
       input: args.input,
     };
+    // A new run's id is notified only by its own settling commits (RUN_SETTLED_CHANNEL): the
+    // first notice ends the wait, ~5 ms before Temporal's answer to it (the workflow task's
+    // completion) would.
+    const notice = args.wait ? deps.settleNotices?.watch(runId) : undefined;
     try {
-      await ensureStarted(deps, req, args.wait);
+      await ensureStarted(deps, req, args.wait && notice ? { ...args.wait, settled: notice.next() } : args.wait);
     } catch {
       // Nothing half-written: without its workflow the run must not exist, and the key
       // must stay free for the client's retry.
       await prisma.$transaction([prisma.idempotencyKey.deleteMany({ where: { runId } }), prisma.run.deleteMany({ where: { id: runId } })]);
       throw new AppError('unavailable', 'The run could not be started; retry the request');
+    } finally {
+      notice?.close();
     }
     // Without a wait, the run as written (queued) is the answer; a wait answers it as it settled.
     return { run: args.wait ? await read(runId) : runFromJson(written.run, runId), replayed: false };
@@ -315,7 +323,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
  * reused after the 24 h window while that run waits, e.g. for a review), the run falls back to
  * its own id as workflow id, recorded on its row first, so it runs and stays addressable.
  */
-async function ensureStarted(deps: StartRunDeps, req: LaunchRequest, wait?: StartRunArgs['wait']): Promise<RunRef> {
+async function ensureStarted(deps: StartRunDeps, req: LaunchRequest, wait?: WaitOptions): Promise<RunRef> {
   if ((await deps.launcher.start(req, wait)) === 'started') return req;
   const own = { ...req, temporalWorkflowId: req.runId };
   await deps.prisma.run.update({ where: { id: req.runId }, data: { temporalWorkflowId: own.temporalWorkflowId } });

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { connectionConfig, NotificationListener } from '@svc/db';
+import { RUN_SETTLED_CHANNEL } from '@svc/domain';
+import { slow, waitFor } from './helpers/fixtures';
+import { startStack } from './helpers/stack';
+import type { TestStack } from './helpers/stack';
+
+/**
+ * `wait: true` ends at PostgreSQL's notice of the run settling (RUN_SETTLED_CHANNEL, sent by the
+ * settling transaction and delivered at its commit), without waiting for Temporal to finish the
+ * workflow task; the wait through Temporal stays, for a notice that is lost.
+ */
+
+let stack: TestStack;
+let key: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  ({ key, workspaceId } = await stack.tenant());
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const notify = (channel: string, payload: string) => stack.db.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+
+/** Resolves with true when `p` settles within `ms`, false otherwise. */
+const within = (p: Promise<unknown>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+
+describe('NotificationListener', () => {
+  const channel = () => `svc_test_${randomBytes(4).toString('hex')}`;
+
+  it('resolves a watch once per notice of its payload, keeping one sent before it was asked for, and never for another payload', async () => {
+    const ch = channel();
+    const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), ch);
+    await listener.start();
+    try {
+      const mine = listener.watch('run_a');
+      const other = listener.watch('run_b');
+      await notify(ch, 'run_a');
+      await notify(ch, 'run_a');
+      await mine.next();
+      await mine.next();
+      // Both notices taken; the other payload's watch saw none (a later notice of its own comes first).
+      const otherNext = other.next();
+      await notify(ch, 'run_b');
+      await otherNext;
+      const third = mine.next();
+      await notify(ch, 'run_a');
+      await third;
+      // Closed: a notice no longer reaches it.
+      const fourth = mine.next();
+      mine.close();
+      await notify(ch, 'run_a');
+      await notify(ch, 'run_b');
+      await other.next();
+      expect(await within(fourth, 200)).toBe(false);
+      other.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('listens again after its connection is cut', async () => {
+    const ch = channel();
+    const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), ch, { retryMs: 100, onError: () => undefined });
+    await listener.start();
+    try {
+      const cut = await stack.db.pool.query(`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = $1`, [
+        `LISTEN "${ch}"`,
+      ]);
+      expect(cut.rows).toEqual([{ cut: true }]);
+      const watch = listener.watch('after');
+      const heard = watch.next();
+      // Notices sent while it reconnects are lost by design: send until one is heard.
+      await waitFor(
+        async () => {
+          await notify(ch, 'after');
+          return within(heard, 100);
+        },
+        (ok) => ok,
+        10_000,
+        0,
+      );
+      watch.close();
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+it("notifies a run's id when it pauses for a review and when it ends", async () => {
+  const wf = await stack.apply(workspaceId, {
+    name: 'Noticed',
+    slug: 'noticed',
+    steps: [{ key: 'ok', type: 'review', title: 'Go?' }],
+  });
+  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
+  await listener.start();
+  try {
+    // The run id is known once the start answers: without a worker the run waits for the watch.
+    const { runId, watch } = await stack.withoutWorker(async () => {
+      const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
+      expect([started.status, started.body.status]).toEqual([201, 'queued']);
+      return { runId: started.body.id as string, watch: listener.watch(started.body.id) };
+    });
+    const paused = watch.next();
+    const run = await waitFor(
+      () => stack.api('GET', `/api/v1/runs/${runId}`, { key }),
+      (r) => r.body.status === 'waiting_for_review',
+    );
+    // Sent by the pausing transaction, so heard by the time it is read (or at once after).
+    await paused;
+    const ended = watch.next();
+    const decided = await stack.api('POST', `/api/v1/runs/${runId}/review`, { key, body: { decision: 'rejected' } });
+    expect([run.status, decided.status]).toEqual([200, 200]);
+    await ended;
+    expect((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body.status).toBe('failed');
+    watch.close();
+  } finally {
+    await listener.close();
+  }
+});
+
+it("ends a start's wait at its run's notice, without waiting for Temporal to answer it", async () => {
+  // The run stays `running` for a minute: Temporal would answer the wait only at its 25 s deadline.
+  const wf = await stack.apply(workspaceId, slow(60_000, 'noticed-wait'));
+  const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
+  const run = await waitFor(
+    () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true, status: true } }),
+    (r) => r?.status === 'running',
+  );
+  await notify(RUN_SETTLED_CHANNEL, run!.id);
+  // Answered at the notice, with the run as it then is (a real notice comes from its settling commit).
+  expect(await within(answer, Number(stack.config.RUN_WAIT_TIMEOUT_MS) / 2)).toBe(true);
+  const r = await answer;
+  expect([r.status, r.body.id, r.body.status]).toEqual([201, run!.id, 'running']);
+});
