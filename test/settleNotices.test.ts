@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { connectionConfig, NotificationListener } from '@svc/db';
-import { RUN_SETTLED_CHANNEL } from '@svc/domain';
+import { connectionConfig, NotificationListener, Prisma } from '@svc/db';
+import { RUN_SETTLED_CHANNEL, runFromJson, runSelectJson } from '@svc/domain';
 import { slow, waitFor } from './helpers/fixtures';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 /**
  * `wait: true` ends at PostgreSQL's notice of the run settling (RUN_SETTLED_CHANNEL, sent by the
- * settling transaction and delivered at its commit), without waiting for Temporal to finish the
- * workflow task; the wait through Temporal stays, for a notice that is lost.
+ * settling transaction and delivered at its commit, with the run as `GET` reads it), without
+ * waiting for Temporal to finish the workflow task; the wait through Temporal stays, for a notice
+ * that is lost.
  */
 
 let stack: TestStack;
@@ -41,15 +42,15 @@ describe('NotificationListener', () => {
       const other = listener.watch('run_b');
       await notify(ch, 'run_a');
       await notify(ch, 'run_a');
-      await mine.next();
-      await mine.next();
+      expect([await mine.next(), await mine.next()]).toEqual([undefined, undefined]);
       // Both notices taken; the other payload's watch saw none (a later notice of its own comes first).
       const otherNext = other.next();
       await notify(ch, 'run_b');
       await otherNext;
+      // A body after the key's newline comes with its notice.
       const third = mine.next();
-      await notify(ch, 'run_a');
-      await third;
+      await notify(ch, 'run_a\n{"line":"one\ntwo"}');
+      expect(await third).toBe('{"line":"one\ntwo"}');
       // Closed: a notice no longer reaches it.
       const fourth = mine.next();
       mine.close();
@@ -111,13 +112,14 @@ it("notifies a run's id when it pauses for a review and when it ends", async () 
       () => stack.api('GET', `/api/v1/runs/${runId}`, { key }),
       (r) => r.body.status === 'waiting_for_review',
     );
-    // Sent by the pausing transaction, so heard by the time it is read (or at once after).
-    await paused;
+    // Sent by the pausing transaction, with the run as `GET` reads it.
+    expect(runFromJson(JSON.parse((await paused)!), runId)).toEqual(run.body);
     const ended = watch.next();
     const decided = await stack.api('POST', `/api/v1/runs/${runId}/review`, { key, body: { decision: 'rejected' } });
     expect([run.status, decided.status]).toEqual([200, 200]);
-    await ended;
-    expect((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body.status).toBe('failed');
+    const final = runFromJson(JSON.parse((await ended)!), runId);
+    expect(final.status).toBe('failed');
+    expect(final).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
     watch.close();
   } finally {
     await listener.close();
@@ -133,8 +135,25 @@ it("ends a start's wait at its run's notice, without waiting for Temporal to ans
     (r) => r?.status === 'running',
   );
   await notify(RUN_SETTLED_CHANNEL, run!.id);
-  // Answered at the notice, with the run as it then is (a real notice comes from its settling commit).
+  // Answered at the notice, with the run read as it then is (a real notice comes from its settling commit).
   expect(await within(answer, Number(stack.config.RUN_WAIT_TIMEOUT_MS) / 2)).toBe(true);
   const r = await answer;
   expect([r.status, r.body.id, r.body.status]).toEqual([201, run!.id, 'running']);
+});
+
+it("answers a start's wait with the run its notice carries, without reading it again", async () => {
+  const wf = await stack.apply(workspaceId, slow(60_000, 'noticed-body'));
+  const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
+  const run = await waitFor(
+    () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true, status: true } }),
+    (r) => r?.status === 'running',
+  );
+  // The run's row as a settling transaction sends it, marked so the answer shows where it came from.
+  const [{ row }] = await stack.db.prisma.$queryRaw<Array<{ row: Record<string, unknown> }>>(
+    Prisma.sql`SELECT ${runSelectJson(run!.id, workspaceId)} AS row`,
+  );
+  await notify(RUN_SETTLED_CHANNEL, `${run!.id}\n${JSON.stringify({ ...row, status: 'succeeded' })}`);
+  const r = await answer;
+  expect([r.status, r.body.id, r.body.status]).toEqual([201, run!.id, 'succeeded']);
+  expect((await stack.api('GET', `/api/v1/runs/${run!.id}`, { key })).body.status).toBe('running');
 });

@@ -1,10 +1,10 @@
 import { Client } from 'pg';
 import type { ClientConfig, Notification } from 'pg';
 
-/** Notifications of one payload on the listener's channel, from when it was asked for. */
+/** Notifications of one key on the listener's channel, from when it was asked for. */
 export interface NotificationWatch {
-  /** Resolves at the next notification not yet taken (one call at a time). */
-  next(): Promise<void>;
+  /** Resolves at the next notification not yet taken (one call at a time), with its body if it has one. */
+  next(): Promise<string | undefined>;
   /** Stops watching; a pending `next` then never resolves. */
   close(): void;
 }
@@ -12,12 +12,13 @@ export interface NotificationWatch {
 /**
  * One connection LISTENing on one channel, for requests that wait on a commit made elsewhere:
  * PostgreSQL delivers a NOTIFY only once its transaction has committed, to every listening
- * session. Best effort by design: a notification sent while the connection is down is lost, so
- * every watcher keeps its own way to learn the same thing, only later. A connection that fails
- * is opened again after `retryMs` (until `close`).
+ * session. A payload is a key, optionally followed by a newline and a body; watchers watch a key.
+ * Best effort by design: a notification sent while the connection is down is lost, so every
+ * watcher keeps its own way to learn the same thing, only later. A connection that fails is
+ * opened again after `retryMs` (until `close`).
  */
 export class NotificationListener {
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new Map<string, Set<(body: string | undefined) => void>>();
   private client: Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -40,7 +41,9 @@ export class NotificationListener {
     client.on('end', () => this.reopen(client));
     client.on('notification', (n: Notification) => {
       if (n.channel !== this.channel || n.payload === undefined) return;
-      for (const wake of this.watchers.get(n.payload) ?? []) wake();
+      const cut = n.payload.indexOf('\n');
+      const [key, body] = cut < 0 ? [n.payload, undefined] : [n.payload.slice(0, cut), n.payload.slice(cut + 1)];
+      for (const onNotice of this.watchers.get(key) ?? []) onNotice(body);
     });
     try {
       await client.connect();
@@ -51,32 +54,31 @@ export class NotificationListener {
     }
   }
 
-  watch(payload: string): NotificationWatch {
-    let taken = 0;
-    let seen = 0;
+  watch(key: string): NotificationWatch {
+    // Bodies of the notices not taken yet, in order.
+    const heard: Array<string | undefined> = [];
     let wake: (() => void) | undefined;
-    const onNotice = (): void => {
-      seen++;
+    const onNotice = (body: string | undefined): void => {
+      heard.push(body);
       wake?.();
     };
-    const set = this.watchers.get(payload) ?? new Set();
+    const set = this.watchers.get(key) ?? new Set();
     set.add(onNotice);
-    this.watchers.set(payload, set);
+    this.watchers.set(key, set);
     return {
       next: () =>
-        new Promise<void>((resolve) => {
+        new Promise<string | undefined>((resolve) => {
           wake = () => {
-            if (seen <= taken) return;
-            taken++;
+            if (heard.length === 0) return;
             wake = undefined;
-            resolve();
+            resolve(heard.shift());
           };
           wake();
         }),
       close: () => {
         wake = undefined;
         set.delete(onNotice);
-        if (set.size === 0 && this.watchers.get(payload) === set) this.watchers.delete(payload);
+        if (set.size === 0 && this.watchers.get(key) === set) this.watchers.delete(key);
       },
     };
   }

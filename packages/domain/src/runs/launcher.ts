@@ -29,11 +29,12 @@ export interface WaitOptions {
 
 /**
  * PostgreSQL's notices of runs settling (RUN_SETTLED_CHANNEL, sent at the settling commit), to
- * end a `wait: true` without waiting for Temporal to finish the workflow task. Best effort: a
- * notice can be lost (its connection down), so the wait through Temporal always stays.
+ * end a `wait: true` without waiting for Temporal to finish the workflow task. A notice's body,
+ * when it has one, is the run's row as `GET` reads it. Best effort: a notice can be lost (its
+ * connection down), so the wait through Temporal always stays.
  */
 export interface SettleNotices {
-  watch(runId: string): { next(): Promise<void>; close(): void };
+  watch(runId: string): { next(): Promise<string | undefined>; close(): void };
 }
 
 /**

@@ -5,7 +5,7 @@ import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
 import type { DecidedVia } from '../reviews/decidedVia';
 import { recordEventAndDeliveries } from '../webhooks/fanOut';
 import type { DeliveryRef } from '../webhooks/fanOut';
-import { getRun } from './readRuns';
+import { runFromJson, runSelectJson } from './readRuns';
 import { toReviewView } from './runView';
 import type { RunView } from './runView';
 import { claimSlot, releaseSlots } from './slots';
@@ -101,12 +101,15 @@ interface WrittenStep {
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 /**
- * The channel on which a run's id is sent (NOTIFY) by the transaction that settles it (ends it,
- * or pauses it for a review), delivered when that transaction commits. A `wait: true` request
- * answers from it without waiting for Temporal to finish the workflow task (startRun.ts).
- * Nothing else sends on it.
+ * The channel on which a run is sent (NOTIFY) by the transaction that settles it (ends it, or
+ * pauses it for a review), delivered when that transaction commits: its id, then a newline and
+ * its row as `GET` reads it when that is small enough. A `wait: true` request answers from it
+ * without waiting for Temporal to finish the workflow task (startRun.ts). Nothing else sends on it.
  */
 export const RUN_SETTLED_CHANNEL = 'svc_run_settled';
+
+/** The largest run row a settling notice carries (PostgreSQL takes payloads under 8,000 bytes). */
+const NOTICE_BODY_MAX = 7_900;
 
 /** JSON for a jsonb parameter; null stays SQL NULL. */
 const jsonb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -150,9 +153,21 @@ export function createRunStore(
     return deliveries;
   }
 
-  /** An event about a run: its payload is the run as the API shows it, read in the same transaction. */
-  async function publishRunIn(tx: Tx, workspaceId: string, type: EventType, dedupeKey: string, runId: string) {
-    return publishIn(tx, workspaceId, type, dedupeKey, await getRun(tx, { workspaceId, runId }));
+  /**
+   * The run as it now is, read in the transaction that settles it (an event's payload), and sent
+   * with its id on RUN_SETTLED_CHANNEL, delivered at the commit: with the run's row as `GET`
+   * reads it (runSelectJson) when that fits a notification, so a waiting `wait: true` answers
+   * without reading it again.
+   */
+  async function readSettled(db: SqlSource, runId: string, workspaceId: string): Promise<RunView> {
+    const [{ run }] = await rowsOf<{ run: unknown }>(
+      db,
+      Prisma.sql`
+      SELECT r.run FROM (SELECT ${runSelectJson(runId, workspaceId)} AS run) r,
+        LATERAL pg_notify(${RUN_SETTLED_CHANNEL},
+          ${runId}::text || CASE WHEN octet_length(r.run::text) <= ${NOTICE_BODY_MAX} THEN chr(10) || r.run::text ELSE '' END)`,
+    );
+    return runFromJson(run, runId);
   }
 
   /** An event about a review: its payload is the review as the API shows it. */
@@ -196,7 +211,7 @@ export function createRunStore(
 
   /**
    * finishRun's first statements, in the caller's transaction: the ending, then the run as it
-   * now is (its event's payload), sent together (inOrder). `settled`: this call gave the run its
+   * now is (its event's payload, and its settling notice), sent together (inOrder). `settled`: this call gave the run its
    * final status; the run read after it has the final status either way.
    */
   function endRun(tx: SqlSource, f: FinishRun): Promise<[Array<{ settled: TerminalRunStatus | null }>, RunView]> {
@@ -206,8 +221,8 @@ export function createRunStore(
     // One statement: a pending review is cancelled; unfinished steps end (cancelled with
     // the run, or, when the run was ended from outside (terminated), the one in progress
     // failed and the rest skipped); the run takes its final status unless it has one (the
-    // first final status stands; a concurrent ending is waited for, and the read after sees it);
-    // its id goes out on RUN_SETTLED_CHANNEL at the commit.
+    // first final status stands; a concurrent ending is waited for, and the read after sees it,
+    // and sends it on RUN_SETTLED_CHANNEL).
     return inOrder(
       tx,
       () =>
@@ -228,9 +243,9 @@ export function createRunStore(
                    error = ${jsonb(f.error)}::jsonb
              WHERE id = ${runId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
             RETURNING status)
-          SELECT (SELECT status FROM settled) AS settled FROM (SELECT pg_notify(${RUN_SETTLED_CHANNEL}, ${runId})) notice`,
+          SELECT (SELECT status FROM settled) AS settled`,
         ),
-      () => getRun(tx, { workspaceId, runId }),
+      () => readSettled(tx, runId, workspaceId),
     );
   }
 
@@ -373,8 +388,8 @@ export function createRunStore(
 
     /**
      * Pauses the run for a person, in one transaction: the review, the step and the run wait,
-     * the run's slot goes to the next in line, `run.waiting_for_review` is recorded, and its id
-     * goes out on RUN_SETTLED_CHANNEL at the commit.
+     * the run's slot goes to the next in line, `run.waiting_for_review` is recorded, and the run
+     * is sent on RUN_SETTLED_CHANNEL (readSettled).
      */
     async openReview(
       args: { runId: string; workspaceId: string; stepKey: string; grantKey: string },
@@ -395,8 +410,8 @@ export function createRunStore(
         started = await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review', started_at = COALESCE(started_at, now())
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
-        await tx.$executeRaw`SELECT pg_notify(${RUN_SETTLED_CHANNEL}, ${runId})`;
-        const deliveries = await publishRunIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, runId);
+        const run = await readSettled(tx, runId, workspaceId);
+        const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, run);
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };

@@ -269,10 +269,18 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
     };
     // A new run's id is notified only by its own settling commits (RUN_SETTLED_CHANNEL): the
     // first notice ends the wait, ~5 ms before Temporal's answer to it (the workflow task's
-    // completion) would.
+    // completion) would, and its body is the run as committed, the answer.
     const notice = args.wait ? deps.settleNotices?.watch(runId) : undefined;
+    let noticed: RunView | undefined;
+    const settled = notice
+      ?.next()
+      .then((body) => {
+        noticed = body === undefined ? undefined : runFromJson(JSON.parse(body), runId);
+      })
+      // A body that cannot be read is read from the database instead.
+      .catch(() => undefined);
     try {
-      await ensureStarted(deps, req, args.wait && notice ? { ...args.wait, settled: notice.next() } : args.wait);
+      await ensureStarted(deps, req, args.wait && settled ? { ...args.wait, settled } : args.wait);
     } catch {
       // Nothing half-written: without its workflow the run must not exist, and the key
       // must stay free for the client's retry.
@@ -282,7 +290,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
       notice?.close();
     }
     // Without a wait, the run as written (queued) is the answer; a wait answers it as it settled.
-    return { run: args.wait ? await read(runId) : runFromJson(written.run, runId), replayed: false };
+    return { run: args.wait ? (noticed ?? (await read(runId))) : runFromJson(written.run, runId), replayed: false };
   }
 
   // A replay is answered even when the queue is full; a new run is not created.
