@@ -126,34 +126,37 @@ it("notifies a run's id when it pauses for a review and when it ends", async () 
   }
 });
 
-it("ends a start's wait at its run's notice, without waiting for Temporal to answer it", async () => {
-  // The run stays `running` for a minute: Temporal would answer the wait only at its 25 s deadline.
-  const wf = await stack.apply(workspaceId, slow(60_000, 'noticed-wait'));
+/**
+ * A `wait: true` start of a run that stays `running` for a minute (Temporal would answer its wait
+ * only at the 25 s deadline), once the run is running: its answer still to come, and its id.
+ */
+async function waitingOnSlowRun(slug: string) {
+  const wf = await stack.apply(workspaceId, slow(60_000, slug));
   const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
   const run = await waitFor(
     () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true, status: true } }),
     (r) => r?.status === 'running',
   );
-  await notify(RUN_SETTLED_CHANNEL, run!.id);
+  return { answer, runId: run!.id };
+}
+
+it("ends a start's wait at its run's notice, without waiting for Temporal to answer it", async () => {
+  const { answer, runId } = await waitingOnSlowRun('noticed-wait');
+  await notify(RUN_SETTLED_CHANNEL, runId);
   // Answered at the notice, with the run read as it then is (a real notice comes from its settling commit).
   expect(await within(answer, Number(stack.config.RUN_WAIT_TIMEOUT_MS) / 2)).toBe(true);
   const r = await answer;
-  expect([r.status, r.body.id, r.body.status]).toEqual([201, run!.id, 'running']);
+  expect([r.status, r.body.id, r.body.status]).toEqual([201, runId, 'running']);
 });
 
 it("answers a start's wait with the run its notice carries, without reading it again", async () => {
-  const wf = await stack.apply(workspaceId, slow(60_000, 'noticed-body'));
-  const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
-  const run = await waitFor(
-    () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true, status: true } }),
-    (r) => r?.status === 'running',
-  );
+  const { answer, runId } = await waitingOnSlowRun('noticed-body');
   // The run's row as a settling transaction sends it, marked so the answer shows where it came from.
   const [{ row }] = await stack.db.prisma.$queryRaw<Array<{ row: Record<string, unknown> }>>(
-    Prisma.sql`SELECT ${runSelectJson(run!.id, workspaceId)} AS row`,
+    Prisma.sql`SELECT ${runSelectJson(runId, workspaceId)} AS row`,
   );
-  await notify(RUN_SETTLED_CHANNEL, `${run!.id}\n${JSON.stringify({ ...row, status: 'succeeded' })}`);
+  await notify(RUN_SETTLED_CHANNEL, `${runId}\n${JSON.stringify({ ...row, status: 'succeeded' })}`);
   const r = await answer;
-  expect([r.status, r.body.id, r.body.status]).toEqual([201, run!.id, 'succeeded']);
-  expect((await stack.api('GET', `/api/v1/runs/${run!.id}`, { key })).body.status).toBe('running');
+  expect([r.status, r.body.id, r.body.status]).toEqual([201, runId, 'succeeded']);
+  expect((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body.status).toBe('running');
 });
