@@ -209,8 +209,9 @@ async function readPrior(prisma: Db, where: { workspaceId: string; scope: string
 /**
  * Starts a run, exactly once per idempotency key, in at most four database round trips (plan
  * and workflow, unless read with the API key; the write, which returns the new run; the pinned
- * definition, only the first time this process sees that version; with `wait`, the settled run)
- * plus one Temporal call, which also does the wait (update-with-start).
+ * definition, only the first time this process sees that version; with `wait`, the settled run,
+ * unless its settling notice carried it) plus one Temporal call, which also does the wait
+ * (update-with-start).
  * Only the request whose write created the run starts its Temporal workflow, by the id stored
  * on its row (runWorkflowIdFor).
  */
