@@ -50,40 +50,28 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
 }
 
 /**
- * Runs `fn` with a signal that aborts at the wait's deadline, when its caller goes away, or when
- * the run is known settled otherwise (`wait.settled`: the call is not needed any more).
+ * Runs `fn` (a wait through Temporal) with a signal that aborts at the wait's deadline or when its
+ * caller goes away. Should `wait.settled` resolve first, the run has settled (so it started): the
+ * call is aborted, its failure of no interest, and this returns at once.
  */
-async function withinWait<T>(wait: WaitOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withinWait(wait: WaitOptions, fn: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), wait.timeoutMs);
   const onAbort = () => abort.abort();
   wait.signal?.addEventListener('abort', onAbort, { once: true });
-  void wait.settled?.then(onAbort);
+  let noticed = false;
+  const notice = wait.settled?.then(() => {
+    noticed = true;
+    abort.abort();
+  });
   try {
-    return await fn(abort.signal);
+    const call = fn(abort.signal);
+    await (notice ? Promise.race([call, notice]) : call);
+  } catch (err) {
+    if (!noticed) throw err;
   } finally {
     clearTimeout(timer);
     wait.signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * `call` (a wait through Temporal, made withinWait), or `wait.settled` when that resolves first:
- * the run has then settled (so it started), and the call is aborted, its failure of no interest.
- */
-async function untilSettled(call: Promise<unknown>, wait: WaitOptions): Promise<void> {
-  if (!wait.settled) {
-    await call;
-    return;
-  }
-  let noticed = false;
-  const notice = wait.settled.then(() => {
-    noticed = true;
-  });
-  try {
-    await Promise.race([call, notice]);
-  } catch (err) {
-    if (!noticed) throw err;
   }
 }
 
@@ -115,17 +103,14 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
 
   async function waitForSettle(ref: RunRef, wait: WaitOptions): Promise<void> {
     try {
-      await untilSettled(
-        withinWait(wait, (signal) =>
-          withAbortSignal(client, signal, () =>
-            sendUpdate((updateId) =>
-              client.workflow
-                .getHandle(ref.temporalWorkflowId)
-                .executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: wait.timeoutMs }], updateId }),
-            ),
+      await withinWait(wait, (signal) =>
+        withAbortSignal(client, signal, () =>
+          sendUpdate((updateId) =>
+            client.workflow
+              .getHandle(ref.temporalWorkflowId)
+              .executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: wait.timeoutMs }], updateId }),
           ),
         ),
-        wait,
       );
     } catch (err) {
       if (isResourceExhausted(err)) throw updateRefused();
@@ -144,16 +129,13 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
         () => false,
       );
       try {
-        await untilSettled(
-          withinWait(wait, (signal) =>
-            withAbortSignal(client, signal, () =>
-              client.workflow.executeUpdateWithStart(waitForSettleUpdate, {
-                args: [{ timeoutMs: wait.timeoutMs }],
-                startWorkflowOperation: op,
-              }),
-            ),
+        await withinWait(wait, (signal) =>
+          withAbortSignal(client, signal, () =>
+            client.workflow.executeUpdateWithStart(waitForSettleUpdate, {
+              args: [{ timeoutMs: wait.timeoutMs }],
+              startWorkflowOperation: op,
+            }),
           ),
-          wait,
         );
         return 'started';
       } catch (err) {
