@@ -7,9 +7,9 @@ import type { TestStack } from './helpers/stack';
 
 /**
  * `wait: true` ends at PostgreSQL's notice of the run settling (RUN_SETTLED_CHANNEL, sent by the
- * settling transaction and delivered at its commit, with the run as `GET` reads it), without
- * waiting for Temporal to finish the workflow task; the wait through Temporal stays, for a notice
- * that is lost.
+ * settling transaction of a run whose start waits, and delivered at its commit, with the run as
+ * `GET` reads it), without waiting for Temporal to finish the workflow task; the wait through
+ * Temporal stays, for a notice that is lost.
  */
 
 let stack: TestStack;
@@ -92,7 +92,7 @@ describe('NotificationListener', () => {
   });
 });
 
-it("notifies a run's id when it pauses for a review and when it ends", async () => {
+it('notifies a waited-on run when it pauses for a review and when it ends, with the run as `GET` reads it', async () => {
   const wf = await stack.apply(workspaceId, {
     name: 'Noticed',
     slug: 'noticed',
@@ -101,25 +101,58 @@ it("notifies a run's id when it pauses for a review and when it ends", async () 
   const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
   await listener.start();
   try {
-    // The run id is known once the start answers: without a worker the run waits for the watch.
+    // Without a worker the run waits (queued) while the test learns its id and watches it.
+    const { runId, watch, answer } = await stack.withoutWorker(async () => {
+      const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
+      const run = await waitFor(
+        () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true } }),
+        (r) => r !== null,
+      );
+      return { runId: run!.id, watch: listener.watch(run!.id), answer };
+    });
+    const paused = watch.next();
+    // The wait ends at the pause; the notice, sent by the pausing transaction, is that run.
+    const waited = await answer;
+    expect([waited.status, waited.body.status]).toEqual([201, 'waiting_for_review']);
+    expect(runFromJson(JSON.parse((await paused)!), runId)).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
+    const ended = watch.next();
+    const decided = await stack.api('POST', `/api/v1/runs/${runId}/review`, { key, body: { decision: 'rejected' } });
+    expect(decided.status).toBe(200);
+    const final = runFromJson(JSON.parse((await ended)!), runId);
+    expect(final.status).toBe('failed');
+    expect(final).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
+    watch.close();
+  } finally {
+    await listener.close();
+  }
+});
+
+it('sends no notice for a run no request waits on', async () => {
+  const wf = await stack.apply(workspaceId, {
+    name: 'Unnoticed',
+    slug: 'unnoticed',
+    steps: [{ key: 'shape', type: 'transform', expression: '{"ok": true}' }],
+  });
+  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
+  await listener.start();
+  try {
     const { runId, watch } = await stack.withoutWorker(async () => {
       const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
       expect([started.status, started.body.status]).toEqual([201, 'queued']);
       return { runId: started.body.id as string, watch: listener.watch(started.body.id) };
     });
-    const paused = watch.next();
-    const run = await waitFor(
+    const heard = watch.next();
+    await waitFor(
       () => stack.api('GET', `/api/v1/runs/${runId}`, { key }),
-      (r) => r.body.status === 'waiting_for_review',
+      (r) => r.body.status === 'succeeded',
     );
-    // Sent by the pausing transaction, with the run as `GET` reads it.
-    expect(runFromJson(JSON.parse((await paused)!), runId)).toEqual(run.body);
-    const ended = watch.next();
-    const decided = await stack.api('POST', `/api/v1/runs/${runId}/review`, { key, body: { decision: 'rejected' } });
-    expect([run.status, decided.status]).toEqual([200, 200]);
-    const final = runFromJson(JSON.parse((await ended)!), runId);
-    expect(final.status).toBe('failed');
-    expect(final).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
+    // Notices arrive in commit order: once one sent after the run's ending is heard, any notice
+    // of that ending would have been heard before it.
+    const marker = listener.watch(`marker_${runId}`);
+    await notify(RUN_SETTLED_CHANNEL, `marker_${runId}`);
+    await marker.next();
+    expect(await within(heard, 50)).toBe(false);
+    marker.close();
     watch.close();
   } finally {
     await listener.close();

@@ -101,10 +101,11 @@ interface WrittenStep {
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 /**
- * The channel on which a run is sent (NOTIFY) by the transaction that settles it (ends it, or
- * pauses it for a review), delivered when that transaction commits: its id, then a newline and
- * its row as `GET` reads it when that is small enough. A `wait: true` request answers from it
- * without waiting for Temporal to finish the workflow task (startRun.ts). Nothing else sends on it.
+ * The channel on which a run whose start waits for it (`settle_notice`, startRun.ts) is sent
+ * (NOTIFY) by the transaction that settles it (ends it, or pauses it for a review), delivered when
+ * that transaction commits: its id, then a newline and its row as `GET` reads it when that is
+ * small enough. The `wait: true` request answers from it without waiting for Temporal to finish
+ * the workflow task. Nothing else sends on it.
  */
 export const RUN_SETTLED_CHANNEL = 'svc_run_settled';
 
@@ -154,18 +155,22 @@ export function createRunStore(
   }
 
   /**
-   * The run as it now is, read in the transaction that settles it (an event's payload), and sent
-   * with its id on RUN_SETTLED_CHANNEL, delivered at the commit: with the run's row as `GET`
-   * reads it (runSelectJson) when that fits a notification, so a waiting `wait: true` answers
-   * without reading it again.
+   * The run as it now is, read in the transaction that settles it (an event's payload). A run
+   * whose start waits for it (its `settle_notice`) is also sent with its id on
+   * RUN_SETTLED_CHANNEL, delivered at the commit: with the run's row as `GET` reads it
+   * (runSelectJson) when that fits a notification, so the waiting `wait: true` answers without
+   * reading it again. Other runs send nothing: a notifying transaction commits behind every other
+   * one in the cluster (PostgreSQL's notify lock, held through its commit).
    */
   async function readSettled(db: SqlSource, runId: string, workspaceId: string): Promise<RunView> {
     const [{ run }] = await rowsOf<{ run: unknown }>(
       db,
       Prisma.sql`
-      SELECT r.run FROM (SELECT ${runSelectJson(runId, workspaceId)} AS run) r,
-        LATERAL pg_notify(${RUN_SETTLED_CHANNEL},
-          ${runId}::text || CASE WHEN octet_length(r.run::text) <= ${NOTICE_BODY_MAX} THEN chr(10) || r.run::text ELSE '' END)`,
+      SELECT r.run FROM (SELECT ${runSelectJson(runId, workspaceId)} AS run) r
+        LEFT JOIN LATERAL (
+          SELECT pg_notify(${RUN_SETTLED_CHANNEL},
+                   ${runId}::text || CASE WHEN octet_length(r.run::text) <= ${NOTICE_BODY_MAX} THEN chr(10) || r.run::text ELSE '' END)
+            FROM runs WHERE id = ${runId} AND settle_notice) notice ON true`,
     );
     return runFromJson(run, runId);
   }

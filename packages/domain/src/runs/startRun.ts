@@ -142,6 +142,8 @@ async function writeRun(
     steps: WorkflowDefinition['steps'];
     /** The workspace's cap of queued runs. */
     maxQueued: number;
+    /** Whether the run's settling transactions notify it (RUN_SETTLED_CHANNEL): this request waits on them. */
+    settleNotice: boolean;
   },
 ): Promise<Written> {
   const steps = JSON.stringify(r.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })));
@@ -168,9 +170,10 @@ async function writeRun(
         WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
       RETURNING run_id
     ), run AS (
-      INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, idempotency_key, temporal_workflow_id)
+      INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, idempotency_key, temporal_workflow_id,
+                        settle_notice)
       SELECT ${r.runId}, ${r.workspaceId}, ${r.workflowId}, ${r.version}, 'queued', ${JSON.stringify(r.input)}::jsonb, ${r.trigger},
-             ${r.key}::text, ${r.temporalWorkflowId}
+             ${r.key}::text, ${r.temporalWorkflowId}, ${r.settleNotice}
        WHERE (${r.key}::text IS NULL OR EXISTS (SELECT 1 FROM ik)) AND (SELECT ok FROM room)
       RETURNING *
     ), steps AS (
@@ -242,6 +245,8 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   const scope = args.idempotencyScope ?? args.workflowId;
   const runId = newId('run');
   const temporalWorkflowId = runWorkflowIdFor({ runId, workspaceId: args.workspaceId, scope, idempotencyKey: args.idempotencyKey });
+  // Only a run this request waits on is notified when it settles (runStore.ts RUN_SETTLED_CHANNEL).
+  const settleNotice = Boolean(args.wait && deps.settleNotices);
   const written = await writeRun(sql, {
     runId,
     workspaceId: args.workspaceId,
@@ -255,6 +260,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
     temporalWorkflowId,
     steps: definition.steps,
     maxQueued: concurrency * QUEUE_CAP_PER_SLOT,
+    settleNotice,
   });
   const read = (id: string) => getRun(sql, { workspaceId: args.workspaceId, runId: id });
 
@@ -271,7 +277,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
     // A new run's id is notified only by its own settling commits (RUN_SETTLED_CHANNEL): the
     // first notice ends the wait, ~5 ms before Temporal's answer to it (the workflow task's
     // completion) would, and its body is the run as committed, the answer.
-    const notice = args.wait ? deps.settleNotices?.watch(runId) : undefined;
+    const notice = settleNotice ? deps.settleNotices?.watch(runId) : undefined;
     let noticed: RunView | undefined;
     const settled = notice
       ?.next()
