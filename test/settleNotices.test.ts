@@ -30,6 +30,17 @@ const notify = (channel: string, payload: string) => stack.db.pool.query('SELECT
 const within = (p: Promise<unknown>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
 
+/** Runs `fn` with a listener of its own on RUN_SETTLED_CHANNEL, as a gateway's. */
+async function listening(fn: (listener: NotificationListener) => Promise<void>): Promise<void> {
+  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
+  await listener.start();
+  try {
+    await fn(listener);
+  } finally {
+    await listener.close();
+  }
+}
+
 describe('NotificationListener', () => {
   const channel = () => `svc_test_${randomBytes(4).toString('hex')}`;
 
@@ -98,9 +109,7 @@ it('notifies a waited-on run when it pauses for a review and when it ends, with 
     slug: 'noticed',
     steps: [{ key: 'ok', type: 'review', title: 'Go?' }],
   });
-  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
-  await listener.start();
-  try {
+  await listening(async (listener) => {
     // Without a worker the run waits (queued) while the test learns its id and watches it.
     const { runId, watch, answer } = await stack.withoutWorker(async () => {
       const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
@@ -122,9 +131,7 @@ it('notifies a waited-on run when it pauses for a review and when it ends, with 
     expect(final.status).toBe('failed');
     expect(final).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
     watch.close();
-  } finally {
-    await listener.close();
-  }
+  });
 });
 
 it('sends no notice for a run no request waits on', async () => {
@@ -133,9 +140,7 @@ it('sends no notice for a run no request waits on', async () => {
     slug: 'unnoticed',
     steps: [{ key: 'shape', type: 'transform', expression: '{"ok": true}' }],
   });
-  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
-  await listener.start();
-  try {
+  await listening(async (listener) => {
     const { runId, watch } = await stack.withoutWorker(async () => {
       const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
       expect([started.status, started.body.status]).toEqual([201, 'queued']);
@@ -154,9 +159,7 @@ it('sends no notice for a run no request waits on', async () => {
     expect(await within(heard, 50)).toBe(false);
     marker.close();
     watch.close();
-  } finally {
-    await listener.close();
-  }
+  });
 });
 
 /**
