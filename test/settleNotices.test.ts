@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { connectionConfig, NotificationListener, Prisma } from '@svc/db';
-import { RUN_SETTLED_CHANNEL, runFromJson, runSelectJson } from '@svc/domain';
+import { newSettleChannel, runFromJson, runSelectJson } from '@svc/domain';
 import { slow, waitFor } from './helpers/fixtures';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 /**
- * `wait: true` ends at PostgreSQL's notice of the run settling (RUN_SETTLED_CHANNEL, sent by the
- * settling transaction of a run whose start waits, and delivered at its commit, with the run as
- * `GET` reads it), without waiting for Temporal to finish the workflow task; the wait through
- * Temporal stays, for a notice that is lost.
+ * `wait: true` ends at PostgreSQL's notice of the run settling (sent by the settling transaction of
+ * a run whose start waits, on the waiting gateway's own channel, and delivered at its commit, with
+ * the run as `GET` reads it), without waiting for Temporal to finish the workflow task; the wait
+ * through Temporal stays, for a notice that is lost.
  */
 
 let stack: TestStack;
@@ -30,15 +30,17 @@ const notify = (channel: string, payload: string) => stack.db.pool.query('SELECT
 const within = (p: Promise<unknown>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
 
-/** Runs `fn` with a listener of its own on RUN_SETTLED_CHANNEL, as a gateway's. */
-async function listening(fn: (listener: NotificationListener) => Promise<void>): Promise<void> {
-  const listener = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
-  await listener.start();
-  try {
-    await fn(listener);
-  } finally {
-    await listener.close();
-  }
+/**
+ * Whether `heard` (a watch's next notice on `listener`'s channel) is still unresolved once a
+ * marker sent there now arrives: notices arrive in commit order, so none came before it.
+ */
+async function heardNothing(listener: NotificationListener, heard: Promise<unknown>): Promise<boolean> {
+  const key = `marker_${randomBytes(4).toString('hex')}`;
+  const marker = listener.watch(key);
+  await notify(listener.channel, key);
+  await marker.next();
+  marker.close();
+  return !(await within(heard, 50));
 }
 
 describe('NotificationListener', () => {
@@ -103,13 +105,16 @@ describe('NotificationListener', () => {
   });
 });
 
-it('notifies a waited-on run when it pauses for a review and when it ends, with the run as `GET` reads it', async () => {
+it("notifies a waited-on run to its gateway's channel alone, when it pauses for a review and when it ends, as `GET` reads it", async () => {
   const wf = await stack.apply(workspaceId, {
     name: 'Noticed',
     slug: 'noticed',
     steps: [{ key: 'ok', type: 'review', title: 'Go?' }],
   });
-  await listening(async (listener) => {
+  // Another gateway's listener, on a channel of its own.
+  const elsewhere = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), newSettleChannel());
+  await elsewhere.start();
+  try {
     // Without a worker the run waits (queued) while the test learns its id and watches it.
     const { runId, watch, answer } = await stack.withoutWorker(async () => {
       const answer = stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
@@ -117,8 +122,10 @@ it('notifies a waited-on run when it pauses for a review and when it ends, with 
         () => stack.db.prisma.run.findFirst({ where: { workflowId: wf.id }, select: { id: true } }),
         (r) => r !== null,
       );
-      return { runId: run!.id, watch: listener.watch(run!.id), answer };
+      return { runId: run!.id, watch: stack.settleNotices.watch(run!.id), answer };
     });
+    const other = elsewhere.watch(runId);
+    const heardElsewhere = other.next();
     const paused = watch.next();
     // The wait ends at the pause; the notice, sent by the pausing transaction, is that run.
     const waited = await answer;
@@ -130,8 +137,12 @@ it('notifies a waited-on run when it pauses for a review and when it ends, with 
     const final = runFromJson(JSON.parse((await ended)!), runId);
     expect(final.status).toBe('failed');
     expect(final).toEqual((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body);
+    expect(await heardNothing(elsewhere, heardElsewhere)).toBe(true);
     watch.close();
-  });
+    other.close();
+  } finally {
+    await elsewhere.close();
+  }
 });
 
 it('sends no notice for a run no request waits on', async () => {
@@ -140,26 +151,19 @@ it('sends no notice for a run no request waits on', async () => {
     slug: 'unnoticed',
     steps: [{ key: 'shape', type: 'transform', expression: '{"ok": true}' }],
   });
-  await listening(async (listener) => {
-    const { runId, watch } = await stack.withoutWorker(async () => {
-      const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
-      expect([started.status, started.body.status]).toEqual([201, 'queued']);
-      return { runId: started.body.id as string, watch: listener.watch(started.body.id) };
-    });
-    const heard = watch.next();
-    await waitFor(
-      () => stack.api('GET', `/api/v1/runs/${runId}`, { key }),
-      (r) => r.body.status === 'succeeded',
-    );
-    // Notices arrive in commit order: once one sent after the run's ending is heard, any notice
-    // of that ending would have been heard before it.
-    const marker = listener.watch(`marker_${runId}`);
-    await notify(RUN_SETTLED_CHANNEL, `marker_${runId}`);
-    await marker.next();
-    expect(await within(heard, 50)).toBe(false);
-    marker.close();
-    watch.close();
+  const { runId, watch } = await stack.withoutWorker(async () => {
+    const started = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } });
+    expect([started.status, started.body.status]).toEqual([201, 'queued']);
+    return { runId: started.body.id as string, watch: stack.settleNotices.watch(started.body.id) };
   });
+  const heard = watch.next();
+  await waitFor(
+    () => stack.api('GET', `/api/v1/runs/${runId}`, { key }),
+    (r) => r.body.status === 'succeeded',
+  );
+  expect(await heardNothing(stack.settleNotices, heard)).toBe(true);
+  expect((await stack.db.prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { settleChannel: true } })).settleChannel).toBeNull();
+  watch.close();
 });
 
 /**
@@ -178,7 +182,7 @@ async function waitingOnSlowRun(slug: string) {
 
 it("ends a start's wait at its run's notice, without waiting for Temporal to answer it", async () => {
   const { answer, runId } = await waitingOnSlowRun('noticed-wait');
-  await notify(RUN_SETTLED_CHANNEL, runId);
+  await notify(stack.settleNotices.channel, runId);
   // Answered at the notice, with the run read as it then is (a real notice comes from its settling commit).
   expect(await within(answer, Number(stack.config.RUN_WAIT_TIMEOUT_MS) / 2)).toBe(true);
   const r = await answer;
@@ -191,7 +195,7 @@ it("answers a start's wait with the run its notice carries, without reading it a
   const [{ row }] = await stack.db.prisma.$queryRaw<Array<{ row: Record<string, unknown> }>>(
     Prisma.sql`SELECT ${runSelectJson(runId, workspaceId)} AS row`,
   );
-  await notify(RUN_SETTLED_CHANNEL, `${runId}\n${JSON.stringify({ ...row, status: 'succeeded' })}`);
+  await notify(stack.settleNotices.channel, `${runId}\n${JSON.stringify({ ...row, status: 'succeeded' })}`);
   const r = await answer;
   expect([r.status, r.body.id, r.body.status]).toEqual([201, runId, 'succeeded']);
   expect((await stack.api('GET', `/api/v1/runs/${runId}`, { key })).body.status).toBe('running');

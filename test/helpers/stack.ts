@@ -10,7 +10,7 @@ import type { Config } from '@svc/config';
 import { connectionConfig, createDb, NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { createApp, createRateLimiter } from '@svc/gateway';
-import { RUN_SETTLED_CHANNEL } from '@svc/domain';
+import { newSettleChannel } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import {
@@ -41,6 +41,8 @@ export interface TestStack {
   /** The worker's client, on the in-process Workers' NativeConnection (as the worker's main.ts). */
   workerClient: Client;
   taskQueue: string;
+  /** The gateway's listener for the runs its waits wait on (its own channel, as the gateway's wiring). */
+  settleNotices: NotificationListener;
   tenant: ReturnType<typeof tenantFactory>['tenant'];
   apply: ReturnType<typeof tenantFactory>['apply'];
   api(method: string, path: string, opts?: ApiCallOptions): Promise<ApiResponse>;
@@ -150,7 +152,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
   // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
-  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL!), RUN_SETTLED_CHANNEL);
+  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL!), newSettleChannel());
   await settleNotices.start();
   const app = createApp({
     rateLimiter,
@@ -185,6 +187,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     temporal,
     workerClient,
     taskQueue,
+    settleNotices,
     ...tenantFactory(db, box, () => url),
     api: (method, p, opts) => apiCall(url, method, p, opts),
     startWorker,

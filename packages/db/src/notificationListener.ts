@@ -25,7 +25,7 @@ export class NotificationListener {
 
   constructor(
     private readonly config: ClientConfig,
-    private readonly channel: string,
+    readonly channel: string,
     private readonly opts: { retryMs?: number; onError?: (err: Error) => void } = {},
   ) {}
 

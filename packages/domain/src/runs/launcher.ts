@@ -28,12 +28,15 @@ export interface WaitOptions {
 }
 
 /**
- * PostgreSQL's notices of runs settling (RUN_SETTLED_CHANNEL, sent at the settling commit), to
- * end a `wait: true` without waiting for Temporal to finish the workflow task. A notice's body,
- * when it has one, is the run's row as `GET` reads it. Best effort: a notice can be lost (its
- * connection down), so the wait through Temporal always stays.
+ * PostgreSQL's notices of the runs this process waits on settling (on its own channel, from
+ * newSettleChannel; sent at the settling commit), to end a `wait: true` without waiting for
+ * Temporal to finish the workflow task. A notice's body, when it has one, is the run's row as
+ * `GET` reads it. Best effort: a notice can be lost (its connection down), so the wait through
+ * Temporal always stays.
  */
 export interface SettleNotices {
+  /** The channel listened on: a run waited on here is notified on it. */
+  readonly channel: string;
   watch(runId: string): { next(): Promise<string | undefined>; close(): void };
 }
 

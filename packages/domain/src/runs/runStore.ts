@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { inOrder, inOrderThenCommit, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
@@ -101,13 +102,16 @@ interface WrittenStep {
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
 /**
- * The channel on which a run whose start waits for it (`settle_notice`, startRun.ts) is sent
- * (NOTIFY) by the transaction that settles it (ends it, or pauses it for a review), delivered when
- * that transaction commits: its id, then a newline and its row as `GET` reads it when that is
- * small enough. The `wait: true` request answers from it without waiting for Temporal to finish
- * the workflow task. Nothing else sends on it.
+ * A new channel for one gateway process to listen on (LISTEN) for the runs its `wait: true`
+ * requests wait on. Such a run keeps the channel (`settle_channel`, startRun.ts), and the
+ * transaction that settles it (ends it, or pauses it for a review) sends it there (NOTIFY),
+ * delivered when that transaction commits: its id, then a newline and its row as `GET` reads it
+ * when that is small enough. The waiting request answers from it without waiting for Temporal to
+ * finish the workflow task. Nothing else sends on it, and no other gateway hears it.
  */
-export const RUN_SETTLED_CHANNEL = 'svc_run_settled';
+export function newSettleChannel(): string {
+  return `svc_run_settled_${randomBytes(8).toString('hex')}`;
+}
 
 /** The largest run row a settling notice carries (PostgreSQL takes payloads under 8,000 bytes). */
 const NOTICE_BODY_MAX = 7_900;
@@ -156,11 +160,11 @@ export function createRunStore(
 
   /**
    * The run as it now is, read in the transaction that settles it (an event's payload). A run
-   * whose start waits for it (its `settle_notice`) is also sent with its id on
-   * RUN_SETTLED_CHANNEL, delivered at the commit: with the run's row as `GET` reads it
-   * (runSelectJson) when that fits a notification, so the waiting `wait: true` answers without
-   * reading it again. Other runs send nothing: a notifying transaction commits behind every other
-   * one in the cluster (PostgreSQL's notify lock, held through its commit).
+   * whose start waits for it is also sent with its id on its waiting gateway's channel (its
+   * `settle_channel`, newSettleChannel), delivered at the commit: with the run's row as `GET`
+   * reads it (runSelectJson) when that fits a notification, so the waiting `wait: true` answers
+   * without reading it again. Other runs send nothing: a notifying transaction commits behind
+   * every other one in the cluster (PostgreSQL's notify lock, held through its commit).
    */
   async function readSettled(db: SqlSource, runId: string, workspaceId: string): Promise<RunView> {
     const [{ run }] = await rowsOf<{ run: unknown }>(
@@ -168,9 +172,9 @@ export function createRunStore(
       Prisma.sql`
       SELECT r.run FROM (SELECT ${runSelectJson(runId, workspaceId)} AS run) r
         LEFT JOIN LATERAL (
-          SELECT pg_notify(${RUN_SETTLED_CHANNEL},
+          SELECT pg_notify(settle_channel,
                    ${runId}::text || CASE WHEN octet_length(r.run::text) <= ${NOTICE_BODY_MAX} THEN chr(10) || r.run::text ELSE '' END)
-            FROM runs WHERE id = ${runId} AND settle_notice) notice ON true`,
+            FROM runs WHERE id = ${runId} AND settle_channel IS NOT NULL) notice ON true`,
     );
     return runFromJson(run, runId);
   }
@@ -227,7 +231,7 @@ export function createRunStore(
     // the run, or, when the run was ended from outside (terminated), the one in progress
     // failed and the rest skipped); the run takes its final status unless it has one (the
     // first final status stands; a concurrent ending is waited for, and the read after sees it,
-    // and sends it on RUN_SETTLED_CHANNEL).
+    // and sends it to a waiting gateway, readSettled).
     return inOrder(
       tx,
       () =>
@@ -394,7 +398,7 @@ export function createRunStore(
     /**
      * Pauses the run for a person, in one transaction: the review, the step and the run wait,
      * the run's slot goes to the next in line, `run.waiting_for_review` is recorded, and the run
-     * is sent on RUN_SETTLED_CHANNEL (readSettled).
+     * is sent to its waiting gateway, if any (readSettled).
      */
     async openReview(
       args: { runId: string; workspaceId: string; stepKey: string; grantKey: string },

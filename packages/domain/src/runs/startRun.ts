@@ -142,8 +142,8 @@ async function writeRun(
     steps: WorkflowDefinition['steps'];
     /** The workspace's cap of queued runs. */
     maxQueued: number;
-    /** Whether the run's settling transactions notify it (RUN_SETTLED_CHANNEL): this request waits on them. */
-    settleNotice: boolean;
+    /** Where the run's settling transactions notify it (runStore.ts newSettleChannel): this request waits on them. */
+    settleChannel: string | null;
   },
 ): Promise<Written> {
   const steps = JSON.stringify(r.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position })));
@@ -171,9 +171,9 @@ async function writeRun(
       RETURNING run_id
     ), run AS (
       INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, idempotency_key, temporal_workflow_id,
-                        settle_notice)
+                        settle_channel)
       SELECT ${r.runId}, ${r.workspaceId}, ${r.workflowId}, ${r.version}, 'queued', ${JSON.stringify(r.input)}::jsonb, ${r.trigger},
-             ${r.key}::text, ${r.temporalWorkflowId}, ${r.settleNotice}
+             ${r.key}::text, ${r.temporalWorkflowId}, ${r.settleChannel}::text
        WHERE (${r.key}::text IS NULL OR EXISTS (SELECT 1 FROM ik)) AND (SELECT ok FROM room)
       RETURNING *
     ), steps AS (
@@ -245,8 +245,8 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
   const scope = args.idempotencyScope ?? args.workflowId;
   const runId = newId('run');
   const temporalWorkflowId = runWorkflowIdFor({ runId, workspaceId: args.workspaceId, scope, idempotencyKey: args.idempotencyKey });
-  // Only a run this request waits on is notified when it settles (runStore.ts RUN_SETTLED_CHANNEL).
-  const settleNotice = Boolean(args.wait && deps.settleNotices);
+  // Only a run this request waits on is notified when it settles, on this process's channel.
+  const settleChannel = args.wait ? (deps.settleNotices?.channel ?? null) : null;
   const written = await writeRun(sql, {
     runId,
     workspaceId: args.workspaceId,
@@ -260,7 +260,7 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
     temporalWorkflowId,
     steps: definition.steps,
     maxQueued: concurrency * QUEUE_CAP_PER_SLOT,
-    settleNotice,
+    settleChannel,
   });
   const read = (id: string) => getRun(sql, { workspaceId: args.workspaceId, runId: id });
 
@@ -274,10 +274,10 @@ export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<
       definition,
       input: args.input,
     };
-    // A new run's id is notified only by its own settling commits (RUN_SETTLED_CHANNEL): the
+    // A new run's id is notified only by its own settling commits (on settleChannel): the
     // first notice ends the wait, ~5 ms before Temporal's answer to it (the workflow task's
     // completion) would, and its body is the run as committed, the answer.
-    const notice = settleNotice ? deps.settleNotices?.watch(runId) : undefined;
+    const notice = settleChannel ? deps.settleNotices?.watch(runId) : undefined;
     let noticed: RunView | undefined;
     const settled = notice
       ?.next()
