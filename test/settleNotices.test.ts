@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connectionConfig, NotificationListener, Prisma } from '@svc/db';
-import { newSettleChannel, runFromJson, runSelectJson } from '@svc/domain';
+import { listenForSettledRuns, runFromJson, runSelectJson } from '@svc/domain';
 import { slow, waitFor } from './helpers/fixtures';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -112,7 +112,7 @@ it("notifies a waited-on run to its gateway's channel alone, when it pauses for 
     steps: [{ key: 'ok', type: 'review', title: 'Go?' }],
   });
   // Another gateway's listener, on a channel of its own.
-  const elsewhere = new NotificationListener(connectionConfig(stack.config.DATABASE_URL!), newSettleChannel());
+  const elsewhere = listenForSettledRuns(stack.config.DATABASE_URL!);
   await elsewhere.start();
   try {
     // Without a worker the run waits (queued) while the test learns its id and watches it.

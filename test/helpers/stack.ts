@@ -7,10 +7,11 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, loadConfig } from '@svc/config';
 import type { Config } from '@svc/config';
-import { connectionConfig, createDb, NotificationListener } from '@svc/db';
+import { createDb } from '@svc/db';
+import type { NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { createApp, createRateLimiter } from '@svc/gateway';
-import { newSettleChannel } from '@svc/domain';
+import { listenForSettledRuns } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import {
@@ -152,7 +153,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
   });
   // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
-  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL!), newSettleChannel());
+  const settleNotices = listenForSettledRuns(config.DATABASE_URL!);
   await settleNotices.start();
   const app = createApp({
     rateLimiter,

@@ -1,7 +1,6 @@
 import type { Config, Logger } from '@svc/config';
-import { connectionConfig, NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { newSettleChannel } from '@svc/domain';
+import { listenForSettledRuns } from '@svc/domain';
 import { connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
 import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
@@ -23,7 +22,7 @@ export async function createGatewayDeps(
   const noticesDown = (err: Error) =>
     logger.warn({ err: err.message }, 'run settle notices interrupted; waits answer through Temporal meanwhile');
   // A channel of this process's own: it hears the runs its own requests wait on, and no others.
-  const settleNotices = new NotificationListener(connectionConfig(config.DATABASE_URL), newSettleChannel(), { onError: noticesDown });
+  const settleNotices = listenForSettledRuns(config.DATABASE_URL, { onError: noticesDown });
   // Not listening only makes waits answer through Temporal; it retries on its own.
   await settleNotices.start().catch(noticesDown);
   return {

@@ -25,6 +25,7 @@ export * from './events/events';
 export * from './runs/cancelRun';
 export * from './runs/slots';
 export * from './runs/runStore';
+export * from './runs/settleNotices';
 export * from './runs/limits';
 export * from './reviews/reviews';
 export * from './reviews/decidedVia';

@@ -29,7 +29,7 @@ export interface WaitOptions {
 
 /**
  * PostgreSQL's notices of the runs this process waits on settling (on its own channel, from
- * newSettleChannel; sent at the settling commit), to end a `wait: true` without waiting for
+ * listenForSettledRuns; sent at the settling commit), to end a `wait: true` without waiting for
  * Temporal to finish the workflow task. A notice's body, when it has one, is the run's row as
  * `GET` reads it. Best effort: a notice can be lost (its connection down), so the wait through
  * Temporal always stays.

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { inOrder, inOrderThenCommit, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
@@ -101,18 +100,6 @@ interface WrittenStep {
 
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
-/**
- * A new channel for one gateway process to listen on (LISTEN) for the runs its `wait: true`
- * requests wait on. Such a run keeps the channel (`settle_channel`, startRun.ts), and the
- * transaction that settles it (ends it, or pauses it for a review) sends it there (NOTIFY),
- * delivered when that transaction commits: its id, then a newline and its row as `GET` reads it
- * when that is small enough. The waiting request answers from it without waiting for Temporal to
- * finish the workflow task. Nothing else sends on it, and no other gateway hears it.
- */
-export function newSettleChannel(): string {
-  return `svc_run_settled_${randomBytes(8).toString('hex')}`;
-}
-
 /** The largest run row a settling notice carries (PostgreSQL takes payloads under 8,000 bytes). */
 const NOTICE_BODY_MAX = 7_900;
 
@@ -161,7 +148,7 @@ export function createRunStore(
   /**
    * The run as it now is, read in the transaction that settles it (an event's payload). A run
    * whose start waits for it is also sent with its id on its waiting gateway's channel (its
-   * `settle_channel`, newSettleChannel), delivered at the commit: with the run's row as `GET`
+   * `settle_channel`, settleNotices.ts), delivered at the commit: with the run's row as `GET`
    * reads it (runSelectJson) when that fits a notification, so the waiting `wait: true` answers
    * without reading it again. Other runs send nothing: a notifying transaction commits behind
    * every other one in the cluster (PostgreSQL's notify lock, held through its commit).

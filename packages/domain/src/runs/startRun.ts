@@ -142,7 +142,7 @@ async function writeRun(
     steps: WorkflowDefinition['steps'];
     /** The workspace's cap of queued runs. */
     maxQueued: number;
-    /** Where the run's settling transactions notify it (runStore.ts newSettleChannel): this request waits on them. */
+    /** Where the run's settling transactions notify it (settleNotices.ts): this request waits on them. */
     settleChannel: string | null;
   },
 ): Promise<Written> {
