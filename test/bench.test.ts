@@ -33,10 +33,14 @@ const EXPECTED_DETAILS = [
   /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery\)$/,
 ];
 
+/** Every process's CPU (apps/bench/src/cpu.ts), e.g. `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`. */
+const CPU_TEXT = /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/;
+
 /**
  * Details whose value must read as a figure: the durable floor's (floor/durableApi.ts: Express,
  * PostgreSQL and the Temporal client by hand), each measured beside the floor (its one-at-a-time
- * latency and its throughput), and where a finished run's CPU goes.
+ * latency and its throughput) and beside the SDK's start, and where a finished run's and a
+ * start's CPU goes.
  */
 const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   [/^one at a time, p50 \/ p95 \/ p99: durable floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
@@ -44,11 +48,17 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   // The durable floor with svc's Temporal contract (apps/bench/src/floor/durableApi.ts).
   [/^one at a time, p50 \/ p95 \/ p99: contract floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
   [/^runs finished\/s, \d+ callers: contract floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
-  // For svc and the floors (apps/bench/src/cpu.ts), e.g.
-  // `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`.
+  // For svc and the floors.
   ...['svc wait: true', 'durable floor', 'contract floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
     new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
-    /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/,
+    CPU_TEXT,
+  ]),
+  // The start row's durable floor (an SDK start behind an Express route writing the run's rows),
+  // against the SDK start and svc against it, and each start side's CPU (scenarios/startRuns.ts).
+  [/^start throughput, \d+ callers: the durable floor's start/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×; svc's API against it \d+(\.\d+)?×\)$/],
+  ...['SDK start', 'durable floor start', 'API start'].map((side): [RegExp, RegExp] => [
+    new RegExp(`^CPU per start under load, \\d+ callers: ${side} \\(`),
+    CPU_TEXT,
   ]),
   // What the webhook row's rate cost the machine, each side (apps/bench/src/scenarios/webhooks.ts), e.g.
   // `52.3 ms (Temporal server 21.0, worker 18.2, …); 1.94 cores | 31.0 ms (…); 1.21 cores`.

@@ -25,7 +25,8 @@ export class SdkBaseline {
     private readonly db: DbHandle,
     private readonly client: Client,
     private readonly taskQueue: string,
-    private readonly template: Omit<LaunchRequest, 'runId' | 'temporalWorkflowId'>,
+    /** The runs' launch as the gateway builds it, but for their ids. */
+    readonly template: Omit<LaunchRequest, 'runId' | 'temporalWorkflowId'>,
   ) {}
 
   static async create(db: DbHandle, client: Client, taskQueue: string, tenant: Tenant): Promise<SdkBaseline> {

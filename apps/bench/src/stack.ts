@@ -60,7 +60,7 @@ export interface BenchStack {
   apiUrl: string;
   /** The bare Express route, in a process of its own (http://127.0.0.1:port). */
   bareUrl: string;
-  /** The durable floor's API (http://127.0.0.1:port): `POST /runs` (floor/durableApi.ts). */
+  /** The durable floor's API (http://127.0.0.1:port): `POST /runs`, `/contract-runs`, `/svc-starts` (floor/durableApi.ts). */
   durableFloorUrl: string;
   gateway: AppProcess;
   worker: AppProcess;
@@ -257,6 +257,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
         TEMPORAL_ADDRESS: temporal.value.address,
         TEMPORAL_NAMESPACE: namespace,
         FLOOR_TASK_QUEUE: floorTaskQueue,
+        SVC_TASK_QUEUE: taskQueue,
       },
       path.join(dataDir, 'durable-floor.log'),
       'durable floor listening',

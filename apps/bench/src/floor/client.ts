@@ -5,6 +5,7 @@ import { BENCH_INPUT } from '../fixtures';
 import { EXECUTE_TIMEOUT_MS } from '../sdk';
 import { floorDeliveryId } from './deliveryActivities';
 import type { Greeting } from './activities';
+import type { SvcLaunch } from './durableApi';
 import type { floorActivity, floorLocalActivity, floorRunWithDelivery } from './workflows';
 
 /** Both floor workflows take and answer the same. */
@@ -77,6 +78,19 @@ export class FloorBaseline {
 
 /** What the bench's details say the contract floor is. */
 export const CONTRACT_FLOOR_SHAPE = "the durable floor with update-with-start, svc's search attributes and status upsert";
+
+/**
+ * Registers svc's workflow with the durable floor's start route (`PUT /svc-starts/{id}`) and
+ * answers the route's URL and body: `POST` them to start a run of it as an SDK start behind the
+ * least durable HTTP API (floor/durableApi.ts).
+ */
+export async function durableFloorStarts(durableFloorUrl: string, launch: SvcLaunch): Promise<{ url: string; body: string }> {
+  const url = `${durableFloorUrl}/svc-starts/${encodeURIComponent(launch.workflowId)}`;
+  const res = await request(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(launch) });
+  await res.body.dump();
+  if (res.statusCode !== 204) throw new Error(`the durable floor refused the launch: ${res.statusCode}`);
+  return { url, body: JSON.stringify({ input: BENCH_INPUT }) };
+}
 
 /**
  * One run through the durable floor's API (durableApi.ts), as a `wait: true` caller makes it;

@@ -8,12 +8,21 @@
  * events, update-with-start or search attributes). `POST /contract-runs {input}` is the same with
  * what svc's contract asks of a run's workflow on Temporal (the contract floor, floorContract):
  * started by update-with-start carrying the caller's wait, with svc's four search attributes and a
- * static summary, its status kept current. Configured by environment: DURABLE_FLOOR_PORT,
- * DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE.
+ * static summary, its status kept current. `POST /svc-starts/{workflowId} {input}` is the start
+ * row's durable floor: it writes svc's own run rows as the SDK baseline prepares them (sdk.ts), in
+ * one statement, and starts svc's run workflow as the SDK baseline does, then answers the run's
+ * id: an SDK start behind the least HTTP API that keeps its runs (no key, rate limit, input
+ * schema, idempotency or queue cap). The workflow's launch is registered before the load with
+ * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions. Configured by environment: DURABLE_FLOOR_PORT, DATABASE_URL,
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import { newId } from '@svc/domain';
+import type { LaunchRequest } from '@svc/domain';
+import { RUN_WORKFLOW_TYPE, runStartOptions } from '@svc/temporal';
+import type { runWorkflowV2 } from '@svc/temporal/dist/workflows/runWorkflow';
 import express from 'express';
 import { Pool } from 'pg';
 import { CONTRACT_RUN_ID, CONTRACT_RUN_STATUS, CONTRACT_WORKFLOW_ID, CONTRACT_WORKSPACE_ID, contractWait } from './contract';
@@ -23,10 +32,22 @@ import type { floorContract, floorDurable } from './workflows';
 /** How long a contract run's caller waits for it, as svc's `wait: true` at most. */
 const WAIT_MS = 25_000;
 
+/** svc's run and its steps, the columns the SDK baseline writes (sdk.ts prepare), in one statement. */
+const SVC_RUN_INSERT = `
+  WITH run AS (
+    INSERT INTO runs (id, workspace_id, workflow_id, workflow_version, status, input, trigger, temporal_workflow_id)
+    VALUES ($1, $2, $3, $4, 'queued', $5, 'api', $1) RETURNING id)
+  INSERT INTO run_steps (run_id, key, name, type, position)
+  SELECT run.id, s.key, s.name, s.type, s.position
+    FROM run, jsonb_to_recordset($6::jsonb) AS s(key text, name text, type text, position int)`;
+
+/** A workflow of svc's as the gateway launches its runs (`PUT /svc-starts/{workflowId}`). */
+export type SvcLaunch = Omit<LaunchRequest, 'runId' | 'temporalWorkflowId' | 'input'>;
+
 async function main(): Promise<void> {
-  const { DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE } = process.env;
-  if (!DURABLE_FLOOR_PORT || !DATABASE_URL || !TEMPORAL_ADDRESS || !TEMPORAL_NAMESPACE || !FLOOR_TASK_QUEUE) {
-    throw new Error('set DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and FLOOR_TASK_QUEUE');
+  const { DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE, SVC_TASK_QUEUE } = process.env;
+  if (!DURABLE_FLOOR_PORT || !DATABASE_URL || !TEMPORAL_ADDRESS || !TEMPORAL_NAMESPACE || !FLOOR_TASK_QUEUE || !SVC_TASK_QUEUE) {
+    throw new Error('set DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE and SVC_TASK_QUEUE');
   }
   const pool = new Pool({ connectionString: DATABASE_URL, max: 10 });
   await pool.query(DURABLE_FLOOR_SCHEMA);
@@ -81,6 +102,39 @@ async function main(): Promise<void> {
       }),
     ),
   );
+  // The launch of each bench workflow, registered before the load (as svc's gateway caches them).
+  const launches = new Map<string, SvcLaunch>();
+  app.put('/svc-starts/:workflowId', express.json(), (req, res) => {
+    launches.set(req.params.workflowId, req.body as SvcLaunch);
+    res.status(204).end();
+  });
+  app.post('/svc-starts/:workflowId', express.json(), async (req, res, next) => {
+    try {
+      const launch = launches.get(req.params.workflowId);
+      if (!launch) {
+        res.status(404).end();
+        return;
+      }
+      const { input } = req.body as { input: unknown };
+      const runId = newId('run');
+      const steps = launch.definition.steps.map((s, position) => ({ key: s.key, name: s.name, type: s.type, position }));
+      await pool.query(SVC_RUN_INSERT, [
+        runId,
+        launch.workspaceId,
+        launch.workflowId,
+        launch.workflowVersion,
+        input,
+        JSON.stringify(steps),
+      ]);
+      await client.workflow.start<typeof runWorkflowV2>(
+        RUN_WORKFLOW_TYPE,
+        runStartOptions({ ...launch, input, runId, temporalWorkflowId: runId }, SVC_TASK_QUEUE),
+      );
+      res.status(201).json({ id: runId });
+    } catch (err) {
+      next(err);
+    }
+  });
   app.listen(Number(DURABLE_FLOOR_PORT), '127.0.0.1', () => {
     process.stdout.write('durable floor listening\n');
   });

@@ -1,8 +1,10 @@
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { runsLoad } from '../context';
+import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses } from '../cpu';
 import type { Tenant } from '../fixtures';
-import { alternate, assertClean, fnLoad } from '../load';
+import { durableFloorStarts } from '../floor/client';
+import { assertClean, fnLoad, httpLoad, rotate } from '../load';
 import type { LoadResult } from '../load';
 import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
@@ -11,10 +13,13 @@ import { round, summarize } from '../stats';
 
 /**
  * Starting a run: `POST /api/v1/workflows/{id}/runs` (no wait) through the gateway against
- * `client.workflow.start` of the same workflow. Latency one request at a time; throughput with
- * `connections` callers in a closed loop. Each side of each round runs in a workspace of its
- * own, and the runs it started that the worker has not finished after a grace period are
- * terminated before the next side (backlog.ts), so every side starts on an idle system.
+ * `client.workflow.start` of the same workflow, and beside them the durable floor's start (the
+ * same SDK start behind an Express route that first writes the run's rows: what any HTTP API
+ * that keeps its runs pays over the SDK's start; floor/durableApi.ts). Latency one request at a
+ * time; throughput with `connections` callers in a closed loop, every process's CPU metered
+ * over each load. Each side of each round runs in a workspace of its own, and the runs it
+ * started that the worker has not finished after a grace period are terminated before the next
+ * side (backlog.ts), so every side starts on an idle system.
  */
 export async function startRunsScenario(ctx: BenchContext) {
   const { profile: p, stack } = ctx;
@@ -34,76 +39,115 @@ export async function startRunsScenario(ctx: BenchContext) {
   const api = (tenant: Tenant, o: { connections: number; amount?: number; durationSec?: number }) =>
     runsLoad(ctx, tenant, { wait: false, ...o });
   const sdkOf = (tenant: Tenant) => SdkBaseline.create(ctx.db, ctx.temporal, stack.taskQueue, tenant);
+  const durable = async (tenant: Tenant, o: { connections: number; amount?: number; durationSec?: number }) => {
+    const { url, body } = await durableFloorStarts(stack.durableFloorUrl, (await sdkOf(tenant)).template);
+    return httpLoad({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, ...o });
+  };
+  // Every process's CPU over each throughput load, per start (the worker's and the server's
+  // share include whatever of the started runs they executed meanwhile).
+  const processes = stackProcesses(stack);
+  const cpu = new Map<string, Array<{ used: Record<string, number>; units: number }>>();
+  const metered = async (label: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
+    const before = cpuSnapshot(processes);
+    const r = await measure();
+    cpu.set(label, [...(cpu.get(label) ?? []), { used: cpuUsed(before, cpuSnapshot(processes)), units: r.ok }]);
+    return r;
+  };
 
   ctx.say('start: warming up');
   await side('start-warmup', async (tenant) => {
     const sdk = await sdkOf(tenant);
     await sdk.prepare(p.warmup);
     await fnLoad(sdk.start, { concurrency: 1, amount: p.warmup });
+    await durable(tenant, { connections: 1, amount: p.warmup });
     return api(tenant, { connections: 1, amount: p.warmup });
   });
 
   ctx.say(`start: latency, ${p.startLatencyAmount} sequential starts per side per round`);
-  const latency = await alternate(
-    p.rounds,
-    () =>
+  const one = { connections: 1, amount: p.startLatencyAmount };
+  const latency = await rotate(p.rounds, {
+    sdk: () =>
       side('start-latency-sdk', async (tenant) => {
         const sdk = await sdkOf(tenant);
         await sdk.prepare(p.startLatencyAmount);
         return fnLoad(sdk.start, { concurrency: 1, amount: p.startLatencyAmount });
       }),
-    () => side('start-latency-api', (tenant) => api(tenant, { connections: 1, amount: p.startLatencyAmount })),
-  );
+    durable: () => side('start-latency-durable', (tenant) => durable(tenant, one)),
+    api: () => side('start-latency-api', (tenant) => api(tenant, one)),
+  });
 
   ctx.say(`start: throughput, ${p.startThroughputSec}s of ${p.connections} concurrent callers per side per round`);
   // Enough prepared runs for the SDK's best case (its sequential latency, every caller busy).
-  const sdkLatency = summarize(latency.baseline.latencies);
+  const sdkLatency = summarize(latency.sdk.latencies);
   const bestRate = (p.connections / Math.max(sdkLatency.p50, 0.5)) * 1000;
   const prepared = Math.min(Math.ceil(bestRate * p.startThroughputSec * 1.2) + 100, 60_000);
-  const throughput = await alternate(
-    p.rounds,
-    () =>
+  const many = { connections: p.connections, durationSec: p.startThroughputSec };
+  const throughput = await rotate(p.rounds, {
+    sdk: () =>
       side('start-throughput-sdk', async (tenant) => {
         const sdk = await sdkOf(tenant);
         await sdk.prepare(prepared);
-        const r = await fnLoad(sdk.start, { concurrency: p.connections, durationSec: p.startThroughputSec, amount: prepared });
+        const r = await metered('SDK start', () =>
+          fnLoad(sdk.start, { concurrency: p.connections, durationSec: p.startThroughputSec, amount: prepared }),
+        );
         await sdk.discardUnused();
         return r;
       }),
-    () => side('start-throughput-api', (tenant) => api(tenant, { connections: p.connections, durationSec: p.startThroughputSec })),
-  );
+    durable: () => side('start-throughput-durable', (tenant) => metered('durable floor start', () => durable(tenant, many))),
+    api: () => side('start-throughput-api', (tenant) => metered('API start', () => api(tenant, many))),
+  });
 
   for (const [what, r] of [
-    ['SDK start latency', latency.baseline],
-    ['API start latency', latency.service],
-    ['SDK start throughput', throughput.baseline],
-    ['API start throughput', throughput.service],
+    ['SDK start latency', latency.sdk],
+    ['durable floor start latency', latency.durable],
+    ['API start latency', latency.api],
+    ['SDK start throughput', throughput.sdk],
+    ['durable floor start throughput', throughput.durable],
+    ['API start throughput', throughput.api],
   ] as const)
     assertClean(what, r);
 
-  const l = { sdk: summarize(latency.baseline.latencies), api: summarize(latency.service.latencies) };
+  const l = {
+    sdk: summarize(latency.sdk.latencies),
+    durable: summarize(latency.durable.latencies),
+    api: summarize(latency.api.latencies),
+  };
   const rows: Row[] = [
     ratioRow({
       id: 'start.throughput',
       title: `start a run: throughput (${p.connections} callers)`,
       unit: '/s',
-      value: throughput.service.perSecond,
-      baseline: throughput.baseline.perSecond,
+      value: throughput.api.perSecond,
+      baseline: throughput.sdk.perSecond,
       baselineName: 'SDK workflow.start of svc runWorkflow',
       target: { op: '>=', bound: 0.8, text: '≥ 0.80×' },
     }),
   ];
-  const underLoad = { api: summarize(throughput.service.latencies), sdk: summarize(throughput.baseline.latencies) };
+  const underLoad = {
+    api: summarize(throughput.api.latencies),
+    durable: summarize(throughput.durable.latencies),
+    sdk: summarize(throughput.sdk.latencies),
+  };
+  const cpuPerStart = Object.fromEntries([...cpu].map(([side, ms]) => [side, perUnit(ms)]));
+  const pair = (s: { p50: number; p99: number }) => `${round(s.p50, 1)} / ${round(s.p99, 1)} ms`;
   const finished = backlogs.filter((b) => b.side.startsWith('start-throughput'));
   const details: Detail[] = [
     {
-      title: 'start a run, one at a time: p50 / p99 latency (API; SDK)',
-      value: `${round(l.api.p50, 1)} / ${round(l.api.p99, 1)} ms; ${round(l.sdk.p50, 1)} / ${round(l.sdk.p99, 1)} ms`,
+      title: `start throughput, ${p.connections} callers: the durable floor's start (Express writes the run's rows, then the SDK start; against the SDK start)`,
+      value: `${round(throughput.durable.perSecond, 1)} /s (${round(throughput.durable.perSecond / throughput.sdk.perSecond, 2)}×; svc's API against it ${round(throughput.api.perSecond / throughput.durable.perSecond, 2)}×)`,
     },
     {
-      title: 'start throughput: p50 / p99 latency under load (API; SDK)',
-      value: `${round(underLoad.api.p50, 1)} / ${round(underLoad.api.p99, 1)} ms; ${round(underLoad.sdk.p50, 1)} / ${round(underLoad.sdk.p99, 1)} ms`,
+      title: 'start a run, one at a time: p50 / p99 latency (API; durable floor; SDK)',
+      value: `${pair(l.api)}; ${pair(l.durable)}; ${pair(l.sdk)}`,
     },
+    {
+      title: 'start throughput: p50 / p99 latency under load (API; durable floor; SDK)',
+      value: `${pair(underLoad.api)}; ${pair(underLoad.durable)}; ${pair(underLoad.sdk)}`,
+    },
+    ...Object.entries(cpuPerStart).map(([side, perProcess]) => ({
+      title: `CPU per start under load, ${p.connections} callers: ${side} (total; by process)`,
+      value: cpuText(perProcess),
+    })),
   ];
   if (finished.length)
     details.push({
@@ -118,9 +162,11 @@ export async function startRunsScenario(ctx: BenchContext) {
     raw: {
       latency: l,
       throughput: {
-        api: { perSecond: throughput.service.perSecond, ok: throughput.service.ok, latency: underLoad.api },
-        sdk: { perSecond: throughput.baseline.perSecond, ok: throughput.baseline.ok, latency: underLoad.sdk },
+        api: { perSecond: throughput.api.perSecond, ok: throughput.api.ok, latency: underLoad.api },
+        durable: { perSecond: throughput.durable.perSecond, ok: throughput.durable.ok, latency: underLoad.durable },
+        sdk: { perSecond: throughput.sdk.perSecond, ok: throughput.sdk.ok, latency: underLoad.sdk },
       },
+      cpuMsPerStart: cpuPerStart,
       backlogs,
     },
   };
