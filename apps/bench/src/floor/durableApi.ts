@@ -13,8 +13,9 @@
  * one statement, and starts svc's run workflow as the SDK baseline does, then answers the run's
  * id: an SDK start behind the least HTTP API that keeps its runs (no key, rate limit, input
  * schema, idempotency or queue cap). The workflow's launch is registered before the load with
- * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions. Configured by environment: DURABLE_FLOOR_PORT, DATABASE_URL,
- * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
+ * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions. Configured by
+ * environment: DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';

@@ -39,10 +39,10 @@ export async function startRunsScenario(ctx: BenchContext) {
   const api = (tenant: Tenant, o: { connections: number; amount?: number; durationSec?: number }) =>
     runsLoad(ctx, tenant, { wait: false, ...o });
   const sdkOf = (tenant: Tenant) => SdkBaseline.create(ctx.db, ctx.temporal, stack.taskQueue, tenant);
-  const durable = async (tenant: Tenant, o: { connections: number; amount?: number; durationSec?: number }) => {
-    const { url, body } = await durableFloorStarts(stack.durableFloorUrl, (await sdkOf(tenant)).template);
-    return httpLoad({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, ...o });
-  };
+  /** The durable floor's start route for the tenant's workflow, registered outside any measurement. */
+  const durableOf = async (tenant: Tenant) => durableFloorStarts(stack.durableFloorUrl, (await sdkOf(tenant)).template);
+  const durable = (route: { url: string; body: string }, o: { connections: number; amount?: number; durationSec?: number }) =>
+    httpLoad({ ...route, method: 'POST', headers: { 'content-type': 'application/json' }, ...o });
   // Every process's CPU over each throughput load, per start (the worker's and the server's
   // share include whatever of the started runs they executed meanwhile).
   const processes = stackProcesses(stack);
@@ -59,7 +59,7 @@ export async function startRunsScenario(ctx: BenchContext) {
     const sdk = await sdkOf(tenant);
     await sdk.prepare(p.warmup);
     await fnLoad(sdk.start, { concurrency: 1, amount: p.warmup });
-    await durable(tenant, { connections: 1, amount: p.warmup });
+    await durable(await durableOf(tenant), { connections: 1, amount: p.warmup });
     return api(tenant, { connections: 1, amount: p.warmup });
   });
 
@@ -72,7 +72,7 @@ export async function startRunsScenario(ctx: BenchContext) {
         await sdk.prepare(p.startLatencyAmount);
         return fnLoad(sdk.start, { concurrency: 1, amount: p.startLatencyAmount });
       }),
-    durable: () => side('start-latency-durable', (tenant) => durable(tenant, one)),
+    durable: () => side('start-latency-durable', async (tenant) => durable(await durableOf(tenant), one)),
     api: () => side('start-latency-api', (tenant) => api(tenant, one)),
   });
 
@@ -93,7 +93,11 @@ export async function startRunsScenario(ctx: BenchContext) {
         await sdk.discardUnused();
         return r;
       }),
-    durable: () => side('start-throughput-durable', (tenant) => metered('durable floor start', () => durable(tenant, many))),
+    durable: () =>
+      side('start-throughput-durable', async (tenant) => {
+        const route = await durableOf(tenant);
+        return metered('durable floor start', () => durable(route, many));
+      }),
     api: () => side('start-throughput-api', (tenant) => metered('API start', () => api(tenant, many))),
   });
 
