@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpuSnapshot, cpuUsed, treeCpuMs } from './cpu';
+import { cpuMeter, cpuSnapshot, cpuUsed, treeCpuMs } from './cpu';
+import type { LoadResult } from './load';
 
 /** Busy for `ms` of wall time: about as much CPU. */
 const BURN = (ms: number) => `const end = Date.now() + ${ms}; while (Date.now() < end) {}`;
@@ -56,5 +57,35 @@ describe('cpuSnapshot and cpuUsed', () => {
     expect(used.bench).toBeGreaterThan(150);
     // This process's tree is this process and the Jest workers it may have: at least as much.
     expect(used.self).toBeGreaterThanOrEqual(used.bench - 20);
+  });
+});
+
+describe('cpuMeter', () => {
+  /** A load that uses `ms` of this process's CPU and completes `ok` units at `perSecond`. */
+  const burning = (ms: number, ok: number, perSecond: number) => async (): Promise<LoadResult> => {
+    const start = process.cpuUsage();
+    while ((process.cpuUsage(start).user + process.cpuUsage(start).system) / 1000 < ms) {
+      /* burn */
+    }
+    return { latencies: [], ok, failed: 0, statuses: {}, elapsedMs: 1, perSecond };
+  };
+
+  it("keeps each side's loads in order and gives its CPU per unit over all of them", async () => {
+    const meter = cpuMeter({});
+    const r = await meter.metered('a', burning(100, 10, 7));
+    await meter.metered('b', burning(50, 5, 3));
+    await meter.metered('a', burning(100, 10, 9));
+    expect(r.ok).toBe(10);
+    expect([...meter.bySide.keys()]).toEqual(['a', 'b']);
+    expect(meter.bySide.get('a')!.map((l) => [l.units, l.perSecond])).toEqual([
+      [10, 7],
+      [10, 9],
+    ]);
+    // At least 200 ms over 20 units on side a, 50 over 5 on b; the bench process only.
+    const perUnit = meter.perUnitBySide();
+    expect(Object.keys(perUnit.a)).toEqual(['bench']);
+    expect(perUnit.a.bench).toBeGreaterThanOrEqual(10);
+    expect(perUnit.b.bench).toBeGreaterThanOrEqual(10);
+    expect(perUnit.a.bench).toBeLessThan(50);
   });
 });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { LoadResult } from './load';
 import { round } from './stats';
 import type { BenchStack } from './stack';
 
@@ -102,6 +103,34 @@ export function perUnit(measurements: Array<{ used: Record<string, number>; unit
   const ms: Record<string, number> = {};
   for (const { used } of measurements) for (const [name, v] of Object.entries(used)) ms[name] = (ms[name] ?? 0) + v;
   return Object.fromEntries(Object.entries(ms).map(([name, v]) => [name, v / units]));
+}
+
+/** One measured load: every process's CPU over it (ms), what it completed, and its rate. */
+export interface MeteredLoad {
+  used: Record<string, number>;
+  units: number;
+  perSecond: number;
+}
+
+/**
+ * Meters every process's CPU over each load a scenario measures: `metered(side, measure)` runs
+ * the load and keeps its figures under its side, in order (`bySide`); `perUnitBySide()` gives
+ * each side's CPU per completed unit (a run, a start), by process, over all its loads.
+ */
+export function cpuMeter(pids: Record<string, number>) {
+  const bySide = new Map<string, MeteredLoad[]>();
+  return {
+    bySide,
+    metered: async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
+      const before = cpuSnapshot(pids);
+      const r = await measure();
+      const load = { used: cpuUsed(before, cpuSnapshot(pids)), units: r.ok, perSecond: r.perSecond };
+      bySide.set(side, [...(bySide.get(side) ?? []), load]);
+      return r;
+    },
+    perUnitBySide: (): Record<string, Record<string, number>> =>
+      Object.fromEntries([...bySide].map(([side, loads]) => [side, perUnit(loads)])),
+  };
 }
 
 /** All processes' CPU together, ms. */

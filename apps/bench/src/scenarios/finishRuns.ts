@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import type { BenchContext } from '../context';
 import { authHeaders, runsUrl } from '../context';
-import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses, totalMs } from '../cpu';
+import { cpuMeter, cpuText, perUnit, stackProcesses, totalMs } from '../cpu';
+import type { MeteredLoad } from '../cpu';
 import { CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
@@ -31,18 +32,11 @@ export async function finishRunsScenario(ctx: BenchContext) {
   const callers = p.finishCallers;
   const load = { concurrency: callers, durationSec: p.finishSec };
   // Where each side's runs cost the machine: every process's CPU over the side's loads, per run.
-  const processes = stackProcesses(stack);
-  // Each side's loads, in order: the server's cost of a run varies between a side's rounds by
-  // more than the sides differ, and grows with the executions it holds (FINDINGS, sessions 25
-  // and 26), so the rounds are reported apart too.
-  const loads = new Map<string, MeteredLoad[]>();
-  const metered = async (side: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
-    const before = cpuSnapshot(processes);
-    const r = await measure();
-    const used = cpuUsed(before, cpuSnapshot(processes));
-    loads.set(side, [...(loads.get(side) ?? []), { used, runs: r.ok, perSecond: r.perSecond }]);
-    return r;
-  };
+  // Each side's loads are kept in order: the server's cost of a run varies between a side's
+  // rounds by more than the sides differ, and grows with the executions it holds (FINDINGS,
+  // sessions 25 and 26), so the rounds are reported apart too.
+  const cpu = cpuMeter(stackProcesses(stack));
+  const { metered } = cpu;
 
   let apiSucceeded = 0;
   let apiOther = 0;
@@ -77,8 +71,8 @@ export async function finishRunsScenario(ctx: BenchContext) {
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
-  const cpuPerRun = Object.fromEntries([...loads].map(([side, ls]) => [side, perRun(ls)]));
-  const rounds = Object.fromEntries([...loads].map(([side, ls]) => [side, ls.map(sideRound)]));
+  const cpuPerRun = cpu.perUnitBySide();
+  const rounds = Object.fromEntries([...cpu.bySide].map(([side, ls]) => [side, ls.map(sideRound)]));
   assertClean(`floor execute (local activity), ${callers} callers`, r.floorLocal);
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
   assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
@@ -144,21 +138,9 @@ export async function finishRunsScenario(ctx: BenchContext) {
   };
 }
 
-/** One side's load in one round: every process's CPU over it (ms), its runs, and their rate. */
-interface MeteredLoad {
-  used: Record<string, number>;
-  runs: number;
-  perSecond: number;
-}
-
-/** Each process's CPU per run over loads: all their CPU over all their runs. */
-function perRun(loads: MeteredLoad[]): Record<string, number> {
-  return perUnit(loads.map((l) => ({ used: l.used, units: l.runs })));
-}
-
 /** A load as its round is reported: runs answered per second, all CPU and the server's per run. */
 function sideRound(l: MeteredLoad): SideRound {
-  const perProcess = perRun([l]);
+  const perProcess = perUnit([l]);
   return { perSecond: l.perSecond, cpuMs: totalMs(perProcess), serverMs: perProcess['Temporal server'] ?? 0 };
 }
 

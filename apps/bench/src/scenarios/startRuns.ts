@@ -1,7 +1,7 @@
 import { clearBacklog } from '../backlog';
 import type { BenchContext } from '../context';
 import { runsLoad } from '../context';
-import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses } from '../cpu';
+import { cpuMeter, cpuText, stackProcesses } from '../cpu';
 import type { Tenant } from '../fixtures';
 import { durableFloorStarts } from '../floor/client';
 import { assertClean, fnLoad, httpLoad, rotate } from '../load';
@@ -45,14 +45,8 @@ export async function startRunsScenario(ctx: BenchContext) {
     httpLoad({ ...route, method: 'POST', headers: { 'content-type': 'application/json' }, ...o });
   // Every process's CPU over each throughput load, per start (the worker's and the server's
   // share include whatever of the started runs they executed meanwhile).
-  const processes = stackProcesses(stack);
-  const cpu = new Map<string, Array<{ used: Record<string, number>; units: number }>>();
-  const metered = async (label: string, measure: () => Promise<LoadResult>): Promise<LoadResult> => {
-    const before = cpuSnapshot(processes);
-    const r = await measure();
-    cpu.set(label, [...(cpu.get(label) ?? []), { used: cpuUsed(before, cpuSnapshot(processes)), units: r.ok }]);
-    return r;
-  };
+  const cpu = cpuMeter(stackProcesses(stack));
+  const { metered } = cpu;
 
   ctx.say('start: warming up');
   await side('start-warmup', async (tenant) => {
@@ -132,7 +126,7 @@ export async function startRunsScenario(ctx: BenchContext) {
     durable: summarize(throughput.durable.latencies),
     sdk: summarize(throughput.sdk.latencies),
   };
-  const cpuPerStart = Object.fromEntries([...cpu].map(([side, ms]) => [side, perUnit(ms)]));
+  const cpuPerStart = cpu.perUnitBySide();
   const pair = (s: { p50: number; p99: number }) => `${round(s.p50, 1)} / ${round(s.p99, 1)} ms`;
   const finished = backlogs.filter((b) => b.side.startsWith('start-throughput'));
   const details: Detail[] = [
