@@ -34,7 +34,8 @@ const EXPECTED_DETAILS = [
 ];
 
 /** Every process's CPU (apps/bench/src/cpu.ts), e.g. `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`. */
-const CPU_TEXT = /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/;
+const CPU_TEXT =
+  /^\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|bare route|PostgreSQL|bench) \d+(\.\d+)?(, |\)$)/;
 
 /**
  * Details whose value must read as a figure: the durable floor's (floor/durableApi.ts: Express,
@@ -58,6 +59,13 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   [/^start throughput, \d+ callers: the durable floor's start/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×; svc's API against it \d+(\.\d+)?×\)$/],
   ...['SDK start', 'durable floor start', 'API start'].map((side): [RegExp, RegExp] => [
     new RegExp(`^CPU per start under load, \\d+ callers: ${side} \\(`),
+    CPU_TEXT,
+  ]),
+  // The read row's floor (a run and its steps read by a hand-written route in one statement),
+  // against the bare route and svc against it, and each read side's CPU (scenarios/readRun.ts).
+  [/^GET \/runs\/\{id\}: the read floor/, /^\d+ \/s \(\d+(\.\d+)?×; svc's API against it \d+(\.\d+)?×\)$/],
+  ...['bare route', 'read floor', 'API'].map((side): [RegExp, RegExp] => [
+    new RegExp(`^CPU per GET, \\d+ connections: ${side} \\(`),
     CPU_TEXT,
   ]),
   // What the webhook row's rate cost the machine, each side (apps/bench/src/scenarios/webhooks.ts), e.g.

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpuMeter, cpuSnapshot, cpuUsed, treeCpuMs } from './cpu';
+import { cpuMeter, cpuSnapshot, cpuText, cpuUsed, treeCpuMs } from './cpu';
 import type { LoadResult } from './load';
 
 /** Busy for `ms` of wall time: about as much CPU. */
@@ -87,5 +87,17 @@ describe('cpuMeter', () => {
     expect(perUnit.a.bench).toBeGreaterThanOrEqual(10);
     expect(perUnit.b.bench).toBeGreaterThanOrEqual(10);
     expect(perUnit.a.bench).toBeLessThan(50);
+  });
+});
+
+describe('cpuText', () => {
+  const used = { gateway: 0.2514, PostgreSQL: 0.0612, bench: 0.0004, worker: 3.04 };
+
+  it('gives the total, then each process that shows at one decimal, largest first', () => {
+    expect(cpuText(used)).toBe('3.4 ms (worker 3, gateway 0.3, PostgreSQL 0.1)');
+  });
+
+  it('shows sub-millisecond figures at the decimals asked for', () => {
+    expect(cpuText(used, 3)).toBe('3.353 ms (worker 3.04, gateway 0.251, PostgreSQL 0.061)');
   });
 });

@@ -91,6 +91,7 @@ export function stackProcesses(stack: BenchStack): Record<string, number> {
     gateway: stack.gateway.pid,
     worker: stack.worker.pid,
     'durable floor API': stack.durableFloor.pid,
+    'bare route': stack.bare.pid,
     'floor worker': stack.floor.pid,
     PostgreSQL: stack.postgresPid,
     'Temporal server': stack.temporalPid,
@@ -138,11 +139,14 @@ export function totalMs(perProcess: Record<string, number>): number {
   return Object.values(perProcess).reduce((a, b) => a + b, 0);
 }
 
-/** `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process using 0.1 ms or more, largest first. */
-export function cpuText(perProcess: Record<string, number>): string {
+/**
+ * `33.8 ms (worker 13.9, Temporal server 10.7, …)`: the total, then each process that rounds to
+ * more than zero at `digits` decimals (one unless told; three for the sub-millisecond `GET`), largest first.
+ */
+export function cpuText(perProcess: Record<string, number>, digits = 1): string {
   const parts = Object.entries(perProcess)
-    .filter(([, ms]) => ms >= 0.05)
+    .filter(([, ms]) => ms >= 0.5 * 10 ** -digits)
     .sort((a, b) => b[1] - a[1])
-    .map(([name, ms]) => `${name} ${round(ms, 1)}`);
-  return `${round(totalMs(perProcess), 1)} ms (${parts.join(', ')})`;
+    .map(([name, ms]) => `${name} ${round(ms, digits)}`);
+  return `${round(totalMs(perProcess), digits)} ms (${parts.join(', ')})`;
 }

@@ -64,6 +64,7 @@ export interface BenchStack {
   durableFloorUrl: string;
   gateway: AppProcess;
   worker: AppProcess;
+  bare: AppProcess;
   floor: AppProcess;
   durableFloor: AppProcess;
   /** The PostgreSQL server (its backends are its children) and the Temporal dev server, for their CPU (cpu.ts). */
@@ -279,6 +280,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       durableFloorUrl: `http://127.0.0.1:${durablePort}`,
       gateway,
       worker,
+      bare,
       floor,
       durableFloor,
       postgresPid: pg.value.pid,

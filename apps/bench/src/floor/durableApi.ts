@@ -13,7 +13,9 @@
  * one statement, and starts svc's run workflow as the SDK baseline does, then answers the run's
  * id: an SDK start behind the least HTTP API that keeps its runs (no key, rate limit, input
  * schema, idempotency or queue cap). The workflow's launch is registered before the load with
- * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions. Configured by
+ * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions.
+ * `GET /svc-runs/{runId}` is the read row's floor: svc's run and its steps read in one statement
+ * on the same plain pool and answered as JSON (no key, rate limit or view). Configured by
  * environment: DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
  */
@@ -41,6 +43,16 @@ const SVC_RUN_INSERT = `
   INSERT INTO run_steps (run_id, key, name, type, position)
   SELECT run.id, s.key, s.name, s.type, s.position
     FROM run, jsonb_to_recordset($6::jsonb) AS s(key text, name text, type text, position int)`;
+
+/** svc's run with its steps, the fields its API shows, as one JSON row (the read floor). */
+const SVC_RUN_READ = `
+  SELECT r.id, r.workflow_id, r.workflow_version, r.status, r.input, r.output, r.error, r.trigger,
+         r.created_at, r.started_at, r.finished_at,
+         (SELECT json_agg(json_build_object('key', s.key, 'name', s.name, 'type', s.type, 'status', s.status,
+                  'attempts', s.attempts, 'started_at', s.started_at, 'finished_at', s.finished_at,
+                  'output', s.output, 'error', s.error) ORDER BY s.position)
+            FROM run_steps s WHERE s.run_id = r.id) AS steps
+    FROM runs r WHERE r.id = $1`;
 
 /** A workflow of svc's as the gateway launches its runs (`PUT /svc-starts/{workflowId}`). */
 export type SvcLaunch = Omit<LaunchRequest, 'runId' | 'temporalWorkflowId' | 'input'>;
@@ -132,6 +144,15 @@ async function main(): Promise<void> {
         runStartOptions({ ...launch, input, runId, temporalWorkflowId: runId }, SVC_TASK_QUEUE),
       );
       res.status(201).json({ id: runId });
+    } catch (err) {
+      next(err);
+    }
+  });
+  app.get('/svc-runs/:runId', async (req, res, next) => {
+    try {
+      const { rows } = await pool.query(SVC_RUN_READ, [req.params.runId]);
+      if (rows[0]) res.json(rows[0]);
+      else res.status(404).end();
     } catch (err) {
       next(err);
     }
