@@ -22,15 +22,17 @@ const EXPECTED_ROWS = [
 ];
 
 /**
- * Details that must be there too, each with a measured figure: the floor's webhook path beside
- * svc's at the row's rate, their ratio, and where each one's latency goes
- * (apps/bench/src/scenarios/webhooks.ts).
+ * Details that must be there too, each with a measured figure: the floor's webhook path and the
+ * durable floor's beside svc's at the row's rate, svc's ratio to each, and where each one's
+ * latency goes (apps/bench/src/scenarios/webhooks.ts).
  */
 const EXPECTED_DETAILS = [
   /^webhooks, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks, floor with delivery, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
   /^webhooks at (\d+)\/s: svc delivery p95 ÷ floor-with-delivery p95$/,
-  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery\)$/,
+  /^webhooks, durable floor with delivery, runs offered at (\d+)\/s: delivery p50 \/ p95 \/ p99$/,
+  /^webhooks at (\d+)\/s: svc delivery p95 ÷ durable-floor-with-delivery p95$/,
+  /^webhooks at (\d+)\/s, p50 \/ p95: committed → delivery started; → its first task picked up; → received \(svc \| floor with delivery \| durable floor with delivery\)$/,
 ];
 
 /** Every process's CPU (apps/bench/src/cpu.ts), e.g. `33.8 ms (worker 13.9, Temporal server 10.7, gateway 4.4, PostgreSQL 3.2, bench 0.9)`. */
@@ -69,10 +71,10 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
     CPU_TEXT,
   ]),
   // What the webhook row's rate cost the machine, each side (apps/bench/src/scenarios/webhooks.ts), e.g.
-  // `52.3 ms (Temporal server 21.0, worker 18.2, …); 1.94 cores | 31.0 ms (…); 1.21 cores`.
+  // `52.3 ms (Temporal server 21.0, worker 18.2, …); 1.94 cores | 31.0 ms (…); 1.21 cores | 40.2 ms (…); 1.52 cores`.
   [
-    /^webhooks at \d+\/s: CPU per event received, by process; cores kept busy over the phase, of \d+ \(svc \| floor with delivery\)$/,
-    /^(\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|PostgreSQL|bench) \d+(\.\d+)?[^)]*\); \d+(\.\d+)? cores( \| |$)){2}$/,
+    /^webhooks at \d+\/s: CPU per event received, by process; cores kept busy over the phase, of \d+ \(svc \| floor with delivery \| durable floor with delivery\)$/,
+    /^(\d+(\.\d+)? ms \((Temporal server|worker|floor worker|gateway|durable floor API|PostgreSQL|bench) \d+(\.\d+)?[^)]*\); \d+(\.\d+)? cores( \| |$)){3}$/,
   ],
   // Each finish side's rounds, e.g. `…; svc wait: true: 58/s at 30.7 ms (11.2), 52/s at 33.1 ms (15.1); …`.
   ...['svc wait: true', 'floor, local activity'].map((side): [RegExp, RegExp] => [

@@ -93,6 +93,21 @@ export async function durableFloorStarts(durableFloorUrl: string, launch: SvcLau
 }
 
 /**
+ * Starts one run of the durable floor's webhook path (durableApi.ts `POST /delivery-runs`),
+ * whose `run.succeeded` event goes to `webhookUrl`; answers the run's id (the event's `data.id`).
+ */
+export async function startDurableWithDelivery(durableFloorUrl: string, webhookUrl: string): Promise<string> {
+  const res = await request(`${durableFloorUrl}/delivery-runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input: BENCH_INPUT, webhookUrl }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 201) throw new Error(`the durable floor answered ${res.statusCode}: ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+/**
  * One run through the durable floor's API (durableApi.ts), as a `wait: true` caller makes it;
  * with `contract`, through its contract floor (`POST /contract-runs`).
  */

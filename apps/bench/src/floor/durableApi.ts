@@ -14,7 +14,10 @@
  * id: an SDK start behind the least HTTP API that keeps its runs (no key, rate limit, input
  * schema, idempotency or queue cap). The workflow's launch is registered before the load with
  * `PUT /svc-starts/{workflowId}`, as svc's gateway caches its workflows' versions.
- * `GET /svc-runs/{runId}` is the read row's floor: svc's run and its steps read in one statement
+ * `POST /delivery-runs {input, webhookUrl}` is the webhook row's durable floor: it writes the
+ * run's row with the URL its `run.succeeded` event goes to and starts floorDurableWithDelivery,
+ * whose event and delivery are kept in PostgreSQL too (durableDelivery.ts), then answers the
+ * run's id. `GET /svc-runs/{runId}` is the read row's floor: svc's run and its steps read in one statement
  * on the same plain pool and answered as JSON (no key, rate limit or view). Configured by
  * environment: DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
@@ -30,7 +33,7 @@ import express from 'express';
 import { Pool } from 'pg';
 import { CONTRACT_RUN_ID, CONTRACT_RUN_STATUS, CONTRACT_WORKFLOW_ID, CONTRACT_WORKSPACE_ID, contractWait } from './contract';
 import { DURABLE_FLOOR_SCHEMA } from './durableStore';
-import type { floorContract, floorDurable } from './workflows';
+import type { floorContract, floorDurable, floorDurableWithDelivery } from './workflows';
 
 /** How long a contract run's caller waits for it, as svc's `wait: true` at most. */
 const WAIT_MS = 25_000;
@@ -115,6 +118,27 @@ async function main(): Promise<void> {
       }),
     ),
   );
+  // The durable floor's webhook path: the run's row with the URL its event goes to, then a
+  // start (no wait), as the webhook row's runs are started through svc's API.
+  app.post('/delivery-runs', express.json(), async (req, res, next) => {
+    try {
+      const id = `run_${randomUUID()}`;
+      const { input, webhookUrl } = req.body as { input: unknown; webhookUrl: string };
+      await pool.query(`INSERT INTO bench_floor.runs (id, input, status, webhook_url) VALUES ($1, $2, 'queued', $3)`, [
+        id,
+        input,
+        webhookUrl,
+      ]);
+      await client.workflow.start<typeof floorDurableWithDelivery>('floorDurableWithDelivery', {
+        workflowId: id,
+        taskQueue: FLOOR_TASK_QUEUE,
+        args: [{ runId: id }],
+      });
+      res.status(201).json({ id });
+    } catch (err) {
+      next(err);
+    }
+  });
   // The launch of each bench workflow, registered before the load (as svc's gateway caches them).
   const launches = new Map<string, SvcLaunch>();
   app.put('/svc-starts/:workflowId', express.json(), (req, res) => {

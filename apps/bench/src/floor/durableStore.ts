@@ -2,7 +2,8 @@
  * The durable floor's state (DESIGN.md's floor, plus what any durable API must do): each run a
  * row in PostgreSQL, in a schema of the bench's own in svc's database. Its workflow carries the
  * run's id, not its data (as svc's does); its one local activity reads the input and writes the
- * output and status back, two statements on a plain `pg` pool.
+ * output and status back, two statements on a plain `pg` pool. Its webhook path's events and
+ * deliveries have tables of their own (durableDelivery.ts).
  */
 import type { Pool } from 'pg';
 import { floorActivities } from './activities';
@@ -16,7 +17,23 @@ export const DURABLE_FLOOR_SCHEMA = `
     status text NOT NULL,
     output jsonb,
     created_at timestamptz NOT NULL DEFAULT now(),
-    finished_at timestamptz
+    finished_at timestamptz,
+    webhook_url text
+  );
+  CREATE TABLE IF NOT EXISTS bench_floor.events (
+    id text PRIMARY KEY,
+    run_id text NOT NULL,
+    data jsonb NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS bench_floor.deliveries (
+    id text PRIMARY KEY,
+    event_id text NOT NULL REFERENCES bench_floor.events (id),
+    url text NOT NULL,
+    status text NOT NULL,
+    attempts int NOT NULL DEFAULT 0,
+    last_status int,
+    delivered_at timestamptz
   )`;
 
 export function createDurableFloorActivities(pool: Pool) {

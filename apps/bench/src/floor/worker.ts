@@ -15,6 +15,7 @@ import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker
 import { Pool } from 'pg';
 import { floorActivities } from './activities';
 import { createFloorDeliveryActivities } from './deliveryActivities';
+import { createDurableDeliveryActivities } from './durableDelivery';
 import { createDurableFloorActivities } from './durableStore';
 
 async function main(): Promise<void> {
@@ -37,14 +38,24 @@ async function main(): Promise<void> {
   const [connection, clientConnection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
   const client = new Client({ connection: clientConnection, namespace });
   const deliveryActivities = createFloorDeliveryActivities({ client, deliveryTaskQueue, secret });
+  const durableDelivery = createDurableDeliveryActivities({ pool, client, deliveryTaskQueue, secret });
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
   const common = { connection, namespace, workflowBundle };
   const runs = await Worker.create({
     ...common,
     taskQueue,
-    activities: { ...floorActivities, ...createDurableFloorActivities(pool), greetAndNotify: deliveryActivities.greetAndNotify },
+    activities: {
+      ...floorActivities,
+      ...createDurableFloorActivities(pool),
+      greetAndNotify: deliveryActivities.greetAndNotify,
+      greetStoredAndNotify: durableDelivery.greetStoredAndNotify,
+    },
   });
-  const deliveries = await Worker.create({ ...common, taskQueue: deliveryTaskQueue, activities: { deliver: deliveryActivities.deliver } });
+  const deliveries = await Worker.create({
+    ...common,
+    taskQueue: deliveryTaskQueue,
+    activities: { deliver: deliveryActivities.deliver, deliverStored: durableDelivery.deliverStored },
+  });
   process.stdout.write(`floor worker running on ${taskQueue} and ${deliveryTaskQueue}\n`);
   await Promise.all([runs.run(), deliveries.run()]);
   await Promise.all([connection.close(), clientConnection.close(), pool.end()]);

@@ -2,12 +2,14 @@
  * The performance floor (DESIGN.md): what a user would write by hand with the Temporal SDK for
  * the bench's one-step transform workflow, in its two shapes, and for the same transform
  * followed by a signed webhook of its result, delivered by a workflow of its own; and the durable
- * floor's, whose run lives in PostgreSQL, bare and with svc's Temporal contract. Bundled by
+ * floor's, whose run lives in PostgreSQL, bare, with svc's Temporal contract, and with its
+ * webhook's event and delivery kept there too. Bundled by
  * floor/worker.ts.
  */
 import { condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';
 import type { DeliveryInput, FloorDeliveryActivities } from './deliveryActivities';
+import type { DurableDeliveryActivities } from './durableDelivery';
 import type { DurableFloorActivities } from './durableStore';
 import { CONTRACT_RUN_STATUS, contractWait } from './contract';
 
@@ -59,12 +61,29 @@ export async function floorRunWithDelivery(input: GreetInput & { webhookUrl: str
 }
 
 // A receiver that is down is tried again with backoff, for about a day (1 s doubling to 10 min).
-const delivery = proxyLocalActivities<FloorDeliveryActivities>({
+const deliveryOptions = {
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 150 },
-});
+} as const;
+const delivery = proxyLocalActivities<FloorDeliveryActivities>(deliveryOptions);
 
 /** One event to one endpoint: a signed POST, retried until a 2xx. */
 export async function floorDelivery(input: DeliveryInput): Promise<void> {
   await delivery.deliver(input);
+}
+
+const durableWithDelivery = proxyLocalActivities<DurableDeliveryActivities>(options);
+const durableDelivery = proxyLocalActivities<DurableDeliveryActivities>(deliveryOptions);
+
+/**
+ * The durable floor's webhook path (durableApi.ts `POST /delivery-runs`): the run's id in; its
+ * one local activity writes its output, event and delivery, then starts floorDurableDelivery.
+ */
+export async function floorDurableWithDelivery(input: { runId: string }): Promise<Greeting> {
+  return durableWithDelivery.greetStoredAndNotify(input.runId);
+}
+
+/** One stored delivery (its id in): a signed POST of its event, its outcome written, retried until a 2xx. */
+export async function floorDurableDelivery(deliveryId: string): Promise<void> {
+  await durableDelivery.deliverStored(deliveryId);
 }

@@ -8,6 +8,7 @@ import { cpuSnapshot, cpuText, cpuUsed, perUnit, stackProcesses, totalMs } from 
 import { BENCH_INPUT } from '../fixtures';
 import { deliverySplit } from '../deliverySplit';
 import type { DeliverySplit } from '../deliverySplit';
+import { startDurableWithDelivery } from '../floor/client';
 import { floorDeliveryId } from '../floor/deliveryActivities';
 import { assertClean, fnLoad, roundOrder } from '../load';
 import type { LoadResult } from '../load';
@@ -17,6 +18,9 @@ import { ratioRow } from '../report';
 import type { Detail, Row } from '../report';
 import { round, summarize } from '../stats';
 import type { LatencySummary } from '../stats';
+
+/** The webhook paths measured at each rate, in the order the split and CPU details give them. */
+const SIDES = 'svc | floor with delivery | durable floor with delivery';
 
 /** The share of the offered event rate that must be reached for the latency target to count. */
 const RATE_REACHED = 0.9;
@@ -64,8 +68,11 @@ interface Meter {
  * floorRunWithDelivery (floor/workflows.ts), the transform in one local activity that then
  * starts a delivery workflow of its own, whose local activity POSTs the signed event. Like
  * svc's, it runs two workflows per event, so it shows what that costs on this machine at this
- * rate with nothing of svc's around it. At the row's rate both sides' latencies are also split in three
- * by their delivery workflows' histories (deliverySplit.ts).
+ * rate with nothing of svc's around it. And the durable floor's (durableApi.ts `POST
+ * /delivery-runs`, durableDelivery.ts): the same path behind a hand-written HTTP start, its run,
+ * event and delivery kept in PostgreSQL, what any service that keeps its events pays over it.
+ * At the row's rate every side's latency is also split in three by its delivery workflows'
+ * histories (deliverySplit.ts).
  */
 export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: number; latency: LatencySummary }) {
   const { profile: p, stack } = ctx;
@@ -148,42 +155,58 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       return r;
     };
 
-    /** The same for the floor's webhook path, started with `client.workflow.start`. */
-    const floorPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
+    /**
+     * The same for a floor's webhook path: `startRun` starts one run whose event goes to the URL
+     * it is given, and answers the run's id (its delivery's workflow id is floorDeliveryId's).
+     */
+    const floorPhase = async (
+      label: string,
+      rate: number,
+      durationSec: number,
+      split: boolean,
+      startRun: (webhookUrl: string) => Promise<string>,
+    ): Promise<RatePhase> => {
       receiver.setSecret(label, stack.floorWebhookSecret);
       const url = receiver.urlFor(label);
       const runIds: string[] = [];
       const start = async () => {
-        runIds.push(await ctx.floor.startWithDelivery(url));
+        runIds.push(await startRun(url));
       };
       const metered = meter(split);
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
-      assertClean(`floor starts at ${rate}/s`, load);
-      const r = await collect('floor webhooks', rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined, metered);
+      assertClean(`${label} starts at ${rate}/s`, load);
+      const r = await collect(label, rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined, metered);
       if (p.clearBacklogs) await ctx.floor.terminateWithDelivery(runIds.filter((id) => !receiver.byRun.has(id)));
       return r;
     };
+
+    const withDelivery = (url: string) => ctx.floor.startWithDelivery(url);
+    const durableWithDelivery = (url: string) => startDurableWithDelivery(stack.durableFloorUrl, url);
 
     if (p.warmup >= 10) {
       ctx.rss.setPhase('webhooks-warmup');
       ctx.say('webhooks: warming up');
       await svcPhase('webhooks-warmup', 10, Math.ceil(p.warmup / 10));
-      await floorPhase('floor-webhooks-warmup', 10, Math.ceil(p.warmup / 10));
+      await floorPhase('floor-webhooks-warmup', 10, Math.ceil(p.warmup / 10), false, withDelivery);
+      await floorPhase('durable-webhooks-warmup', 10, Math.ceil(p.warmup / 10), false, durableWithDelivery);
     }
 
     const top = Math.max(1, Math.round(floor.perSecond / 2));
     const rates = [...new Set([Math.min(p.webhookLowRate, top), top])];
     const perRate: Record<string, RatePhase> = {};
     const floorPerRate: Record<string, RatePhase> = {};
+    const durablePerRate: Record<string, RatePhase> = {};
     const details: Detail[] = [];
     for (const [i, rate] of rates.entries()) {
       ctx.rss.setPhase(`webhooks-${rate}`);
-      ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc and the floor with delivery`);
+      ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc, the floor and the durable floor with delivery`);
       // In roundOrder, as every scenario's sides: the second rate starts with the other side, so
       // neither always meets the other's leftovers.
       const sides = [
         async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec, rate === top)),
-        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top)),
+        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top, withDelivery)),
+        async () =>
+          (durablePerRate[rate] = await floorPhase(`durable-webhooks-${rate}`, rate, p.webhookSec, rate === top, durableWithDelivery)),
       ];
       for (const side of roundOrder(sides, i)) await side();
       details.push(
@@ -192,10 +215,15 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
           title: `webhooks, floor with delivery, runs offered at ${rate}/s: delivery p50 / p95 / p99`,
           value: describePhase(floorPerRate[rate]),
         },
+        {
+          title: `webhooks, durable floor with delivery, runs offered at ${rate}/s: delivery p50 / p95 / p99`,
+          value: describePhase(durablePerRate[rate]),
+        },
       );
     }
     const at = perRate[top];
     const floorAt = floorPerRate[top];
+    const durableAt = durablePerRate[top];
     const row = ratioRow({
       id: 'webhooks.p95',
       title: `webhook delivery p95, runs offered at ${top}/s (½ floor)`,
@@ -217,17 +245,27 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
           `events/s reached ${round(at.eventsPerSecond, 1)} / ${round(floorAt.eventsPerSecond, 1)})`,
       },
       {
-        title: `webhooks at ${top}/s, p50 / p95: committed → delivery started; → its first task picked up; → received (svc | floor with delivery)`,
-        value: `${describeSplit(at.split!)} | ${describeSplit(floorAt.split!)}`,
+        title: `webhooks at ${top}/s: svc delivery p95 ÷ durable-floor-with-delivery p95`,
+        value:
+          `${round(at.latency.p95 / durableAt.latency.p95, 2)}× (${round(at.latency.p95, 1)} / ${round(durableAt.latency.p95, 1)} ms; ` +
+          `events/s reached ${round(at.eventsPerSecond, 1)} / ${round(durableAt.eventsPerSecond, 1)})`,
       },
       {
-        title: `webhooks at ${top}/s: CPU per event received, by process; cores kept busy over the phase, of ${os.cpus().length} (svc | floor with delivery)`,
-        value: `${describeCpu(at.cpu!)} | ${describeCpu(floorAt.cpu!)}`,
+        title: `webhooks at ${top}/s, p50 / p95: committed → delivery started; → its first task picked up; → received (${SIDES})`,
+        value: [at, floorAt, durableAt].map((r) => describeSplit(r.split!)).join(' | '),
+      },
+      {
+        title: `webhooks at ${top}/s: CPU per event received, by process; cores kept busy over the phase, of ${os.cpus().length} (${SIDES})`,
+        value: [at, floorAt, durableAt].map((r) => describeCpu(r.cpu!)).join(' | '),
       },
       { title: 'webhooks: signature failures; duplicates', value: `${receiver.badSignatures}; ${receiver.duplicates}` },
     );
     if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} webhooks failed signature verification`);
-    return { rows, details, raw: { rates: perRate, floorWithDelivery: floorPerRate, duplicates: receiver.duplicates } };
+    return {
+      rows,
+      details,
+      raw: { rates: perRate, floorWithDelivery: floorPerRate, durableFloorWithDelivery: durablePerRate, duplicates: receiver.duplicates },
+    };
   } finally {
     await receiver.stop();
   }
