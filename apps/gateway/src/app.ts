@@ -39,7 +39,10 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   // Deprecated operations (as the contract registers them) answer with Deprecation/Sunset/Link.
   app.use(deprecationNotices(openapi));
   app.use(metrics.observe);
-  app.use(healthRoutes(deps.readiness));
+  // Route modules add their routes to the app or the API router itself, not as routers of their
+  // own: every request that passes a router pays for entering it (express's router state,
+  // closures), and these were entered by every API request.
+  healthRoutes(app, deps.readiness);
   if (!deps.config.METRICS_ADDRESS) app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
 
   const api = express.Router();
@@ -53,13 +56,13 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
     res.json(openapi);
   });
   // What polling clients and starts read first is read with the key (routes/runs.ts).
-  api.use(runReadsWithKey());
+  runReadsWithKey(api);
   api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
   api.use(limits.perKey);
-  api.use(workflowRoutes(deps));
-  api.use(runRoutes(deps));
-  api.use(webhookEndpointRoutes(deps));
+  workflowRoutes(api, deps);
+  runRoutes(api, deps);
+  webhookEndpointRoutes(api, deps);
   // A documented path with an undocumented method: 405 + Allow (not 404).
   api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { IRouter } from 'express';
 import type { Readiness } from '../deps';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -10,9 +10,8 @@ function withTimeout(p: Promise<void>): Promise<'ok' | 'unavailable'> {
   ]).catch(() => 'unavailable' as const);
 }
 
-/** `/healthz`: the process is alive. `/readyz`: the database and Temporal both answer. */
-export function healthRoutes(readiness: Readiness): Router {
-  const r = Router();
+/** `/healthz`: the process is alive. `/readyz`: the database and Temporal both answer. Added to `r`. */
+export function healthRoutes(r: IRouter, readiness: Readiness): void {
   r.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -21,5 +20,4 @@ export function healthRoutes(readiness: Readiness): Router {
     const ready = database === 'ok' && temporal === 'ok';
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: { database, temporal } });
   });
-  return r;
 }

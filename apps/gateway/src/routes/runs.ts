@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import type { Response } from 'express';
+import type { IRouter, Response } from 'express';
 import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
 import {
   cancelRun,
@@ -33,8 +32,7 @@ function clientGone(res: Response): AbortSignal {
  * then one statement) and of a start (its look-up: one round trip fewer) is made inside the
  * API key's check (middleware/readAlongside.ts).
  */
-export function runReadsWithKey(): Router {
-  const marks = Router();
+export function runReadsWithKey(marks: IRouter): void {
   marks.get(
     '/runs/:run_id',
     readAlongside((req) => runReadAlongside(String(req.params.run_id))),
@@ -43,12 +41,10 @@ export function runReadsWithKey(): Router {
     '/workflows/:workflow_id/runs',
     readAlongside((req) => startLookupAlongside(String(req.params.workflow_id))),
   );
-  return marks;
 }
 
-export function runRoutes(deps: GatewayDeps): Router {
-  const r = Router();
-
+/** Runs and their reviews, added to `r`. */
+export function runRoutes(r: IRouter, deps: GatewayDeps): void {
   r.post('/workflows/:workflow_id/runs', scope('runs:write'), ...jsonBody(), async (req, res) => {
     const idempotencyKey = parseIdempotencyKey(req.header('idempotency-key'));
     const body = parseBody(StartRunBody, req.body);
@@ -119,6 +115,4 @@ export function runRoutes(deps: GatewayDeps): Router {
     );
     res.json(await getRun(deps.prisma, { workspaceId: principal.workspaceId, runId }));
   });
-
-  return r;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { IRouter } from 'express';
 import { CreateEndpointBody, ListDeliveriesQuery, NoRequestBody, PageQuery, UpdateEndpointBody } from '@svc/contract';
 import {
   AppError,
@@ -23,9 +23,8 @@ import { jsonBody } from '../middleware/jsonBody';
 /** Endpoint bodies are small: a URL, a list of event types and a description. */
 const ENDPOINT_BODY_LIMIT = 16 * 1024;
 
-/** Outbound webhook endpoints and their delivery logs (API.md §7). */
-export function webhookEndpointRoutes(deps: GatewayDeps): Router {
-  const r = Router();
+/** Outbound webhook endpoints and their delivery logs (API.md §7), added to `r`. */
+export function webhookEndpointRoutes(r: IRouter, deps: GatewayDeps): void {
   const urls = createEndpointUrlPolicy({ allowHttp: deps.config.OUTBOUND_ALLOW_HTTP, allowCidrs: deps.config.OUTBOUND_ALLOW_CIDRS });
   const box = deps.config.SVC_ENCRYPTION_KEY
     ? createSecretBox(deps.config.SVC_ENCRYPTION_KEY, deps.config.SVC_ENCRYPTION_KEY_PREVIOUS)
@@ -126,6 +125,4 @@ export function webhookEndpointRoutes(deps: GatewayDeps): Router {
       res.status(202).json(delivery);
     },
   );
-
-  return r;
 }

@@ -1,13 +1,12 @@
-import { Router } from 'express';
+import type { IRouter } from 'express';
 import { PageQuery } from '@svc/contract';
 import { getWorkflow, listWorkflows } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 
-export function workflowRoutes(deps: GatewayDeps): Router {
-  const r = Router();
-
+/** The workflows' reads, added to `r`. */
+export function workflowRoutes(r: IRouter, deps: GatewayDeps): void {
   r.get('/workflows', scope('workflows:read'), async (req, res) => {
     const q = parseQuery(PageQuery, req.query);
     res.json(
@@ -29,6 +28,4 @@ export function workflowRoutes(deps: GatewayDeps): Router {
       }),
     );
   });
-
-  return r;
 }
