@@ -61,7 +61,7 @@ describe('roundOrder', () => {
 
   it('starts each pair of rounds one side further on, so no side is always first', () => {
     expect([0, 2, 4].map((i) => roundOrder(sides, i)[0])).toEqual(['a', 'b', 'c']);
-    // Two sides alternate which goes first, as `alternate` always did.
+    // Two sides take turns going first.
     expect([0, 1, 2, 3].map((i) => roundOrder(['x', 'y'], i).join(''))).toEqual(['xy', 'yx', 'yx', 'xy']);
   });
 });

@@ -163,12 +163,3 @@ export async function rotate<K extends string>(
   }
   return Object.fromEntries(names.map((n) => [n, mergeLoads(parts.get(n)!)])) as Record<K, LoadResult>;
 }
-
-/** The baseline and the service, alternating which goes first (rotate with two sides). */
-export function alternate(
-  rounds: number,
-  baseline: () => Promise<LoadResult>,
-  service: () => Promise<LoadResult>,
-): Promise<{ baseline: LoadResult; service: LoadResult }> {
-  return rotate(rounds, { baseline, service });
-}

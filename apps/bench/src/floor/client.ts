@@ -50,7 +50,7 @@ export class FloorBaseline {
     return workflowId;
   }
 
-  /** Terminates what runs of startWithDelivery left open, and their deliveries. */
+  /** Terminates what runs of a floor's webhook path left open (startWithDelivery's, the durable floor's), and their deliveries. */
   async terminateWithDelivery(runIds: string[]): Promise<void> {
     const ids = runIds.flatMap((id) => [id, floorDeliveryId(id)]);
     const next = () => ids.pop();
