@@ -36,6 +36,37 @@ export const floorDeliveryId = (runId: string) => `${runId}-delivery`;
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 
+/**
+ * Starts an event's delivery workflow, once: a retried activity finds it started (the delivery's
+ * workflow id is its run's, floorDeliveryId).
+ */
+export async function startDeliveryOnce(
+  client: Client,
+  opts: { workflowType: string; taskQueue: string; workflowId: string; args: unknown[] },
+): Promise<void> {
+  try {
+    await client.workflow.start(opts.workflowType, { taskQueue: opts.taskQueue, workflowId: opts.workflowId, args: opts.args });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** One POST of the event, signed as svc signs (API.md §7), within the delivery timeout; answers the status. */
+export async function postSignedEvent(url: string, event: FloorEvent, secret: string): Promise<number> {
+  const body = JSON.stringify(event);
+  const signature = signWebhook({ secrets: [secret], timestamp: Math.floor(Date.now() / 1000), body });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'svc-signature': signature, 'svc-event-id': event.id },
+    body,
+    signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+  });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
 export function createFloorDeliveryActivities(deps: { client: Client; deliveryTaskQueue: string; secret: string }) {
   return {
     async greetAndNotify({ runId, input, webhookUrl }: GreetAndNotifyInput): Promise<Greeting> {
@@ -46,30 +77,19 @@ export function createFloorDeliveryActivities(deps: { client: Client; deliveryTa
         created_at: new Date().toISOString(),
         data: { id: runId, output },
       };
-      try {
-        await deps.client.workflow.start('floorDelivery', {
-          taskQueue: deps.deliveryTaskQueue,
-          workflowId: floorDeliveryId(runId),
-          args: [{ url: webhookUrl, event } satisfies DeliveryInput],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      await startDeliveryOnce(deps.client, {
+        workflowType: 'floorDelivery',
+        taskQueue: deps.deliveryTaskQueue,
+        workflowId: floorDeliveryId(runId),
+        args: [{ url: webhookUrl, event } satisfies DeliveryInput],
+      });
       return output;
     },
 
     /** One signed POST; anything but a 2xx throws, so the activity's retry policy applies. */
     async deliver({ url, event }: DeliveryInput): Promise<void> {
-      const body = JSON.stringify(event);
-      const signature = signWebhook({ secrets: [deps.secret], timestamp: Math.floor(Date.now() / 1000), body });
-      const res = await request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'svc-signature': signature, 'svc-event-id': event.id },
-        body,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      await res.body.dump();
-      if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
+      const status = await postSignedEvent(url, event, deps.secret);
+      if (!isSuccess(status)) throw new Error(`webhook answered ${status}`);
     },
   };
 }

@@ -7,15 +7,12 @@
  * id. The delivery's local activity reads the event and its URL, POSTs it signed, and writes
  * the attempt's outcome to the delivery's row. Plain `pg` statements on the floor worker's pool.
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { signWebhook } from '@svc/signing';
 import type { Pool } from 'pg';
-import { request } from 'undici';
-import { floorActivities } from './activities';
-import type { GreetInput, Greeting } from './activities';
-import { floorDeliveryId } from './deliveryActivities';
+import type { Greeting } from './activities';
+import { floorDeliveryId, isSuccess, postSignedEvent, startDeliveryOnce } from './deliveryActivities';
 import type { FloorEvent } from './deliveryActivities';
+import { greetStoredInput } from './durableStore';
 
 /** The run's ending, its event and the event's delivery, together or not at all. */
 const END_WITH_EVENT = `
@@ -32,8 +29,6 @@ const DELIVERY_READ = `
   SELECT d.url, e.id, e.run_id, e.data, e.created_at
     FROM bench_floor.deliveries d JOIN bench_floor.events e ON e.id = d.event_id WHERE d.id = $1`;
 
-const DELIVERY_TIMEOUT_MS = 10_000;
-
 export interface DurableDeliveryDeps {
   pool: Pool;
   client: Client;
@@ -45,21 +40,16 @@ export function createDurableDeliveryActivities(deps: DurableDeliveryDeps) {
   const { pool } = deps;
   return {
     async greetStoredAndNotify(runId: string): Promise<Greeting> {
-      const { rows } = await pool.query<{ input: GreetInput }>('SELECT input FROM bench_floor.runs WHERE id = $1', [runId]);
-      if (!rows[0]) throw new Error(`run ${runId} not found`);
-      const output = await floorActivities.greet(rows[0].input);
+      const output = await greetStoredInput(pool, runId);
       // The delivery's id is its workflow's: a retried activity finds both already there.
       const deliveryId = floorDeliveryId(runId);
       await pool.query(END_WITH_EVENT, [runId, output, deliveryId]);
-      try {
-        await deps.client.workflow.start('floorDurableDelivery', {
-          taskQueue: deps.deliveryTaskQueue,
-          workflowId: deliveryId,
-          args: [deliveryId],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      await startDeliveryOnce(deps.client, {
+        workflowType: 'floorDurableDelivery',
+        taskQueue: deps.deliveryTaskQueue,
+        workflowId: deliveryId,
+        args: [deliveryId],
+      });
       return output;
     },
 
@@ -76,22 +66,14 @@ export function createDurableDeliveryActivities(deps: DurableDeliveryDeps) {
         created_at: d.created_at.toISOString(),
         data: { id: d.run_id, output: d.data },
       };
-      const body = JSON.stringify(event);
-      const signature = signWebhook({ secrets: [deps.secret], timestamp: Math.floor(Date.now() / 1000), body });
-      const res = await request(d.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'svc-signature': signature, 'svc-event-id': event.id },
-        body,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      await res.body.dump();
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const status = await postSignedEvent(d.url, event, deps.secret);
+      const ok = isSuccess(status);
       await pool.query(
         `UPDATE bench_floor.deliveries SET status = $2, attempts = attempts + 1, last_status = $3,
                 delivered_at = CASE WHEN $2 = 'succeeded' THEN now() END WHERE id = $1`,
-        [deliveryId, ok ? 'succeeded' : 'pending', res.statusCode],
+        [deliveryId, ok ? 'succeeded' : 'pending', status],
       );
-      if (!ok) throw new Error(`webhook answered ${res.statusCode}`);
+      if (!ok) throw new Error(`webhook answered ${status}`);
     },
   };
 }

@@ -36,12 +36,17 @@ export const DURABLE_FLOOR_SCHEMA = `
     delivered_at timestamptz
   )`;
 
+/** A stored run's transform: its input read, its output computed (not yet written). */
+export async function greetStoredInput(pool: Pool, runId: string): Promise<Greeting> {
+  const { rows } = await pool.query<{ input: GreetInput }>('SELECT input FROM bench_floor.runs WHERE id = $1', [runId]);
+  if (!rows[0]) throw new Error(`run ${runId} not found`);
+  return floorActivities.greet(rows[0].input);
+}
+
 export function createDurableFloorActivities(pool: Pool) {
   return {
     async greetStored(runId: string): Promise<Greeting> {
-      const { rows } = await pool.query<{ input: GreetInput }>('SELECT input FROM bench_floor.runs WHERE id = $1', [runId]);
-      if (!rows[0]) throw new Error(`run ${runId} not found`);
-      const output = await floorActivities.greet(rows[0].input);
+      const output = await greetStoredInput(pool, runId);
       await pool.query(`UPDATE bench_floor.runs SET status = 'succeeded', output = $2, finished_at = now() WHERE id = $1`, [runId, output]);
       return output;
     },
