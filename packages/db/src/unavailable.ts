@@ -1,3 +1,5 @@
+import { adapterCauseOf } from './sqlState';
+
 /**
  * Whether an error means the database cannot be reached right now (down, restarting, out of
  * connections), as opposed to a bug or bad data: callers answer 503 and retry later.
@@ -12,7 +14,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e = err as Record<string, any> | undefined, depth = 0; e && depth < 5; e = e.cause, depth++) {
     const code = typeof e.code === 'string' ? e.code : undefined;
     if (code && (PRISMA_UNREACHABLE.has(code) || SQLSTATE_UNAVAILABLE.test(code) || NODE_SOCKET.has(code))) return true;
-    const adapter = e.meta?.driverAdapterError?.cause ?? (e.name === 'DriverAdapterError' ? e.cause : undefined);
+    const adapter = adapterCauseOf(e);
     if (adapter && (ADAPTER_KINDS.has(adapter.kind) || SQLSTATE_UNAVAILABLE.test(String(adapter.originalCode ?? '')))) return true;
     // Raw queries wrap the driver's failure in P2010 with only a message.
     if (

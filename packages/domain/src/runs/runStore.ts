@@ -8,7 +8,7 @@ import type { DeliveryRef } from '../webhooks/fanOut';
 import { runFromJson, runSelectJson } from './readRuns';
 import { toReviewView } from './runView';
 import type { RunView } from './runView';
-import { claimSlot, releaseSlots } from './slots';
+import { claimSlot, isNoFreeSlot, releaseSlots, takeSlot } from './slots';
 import type { SlotClaim, SlotGrant, SlotRequest } from './slots';
 import { sealedSecretsColumn } from '../secrets/secrets';
 import type { SealedSecret } from '../secrets/secrets';
@@ -86,9 +86,6 @@ interface AlongWithStep {
   claim?: SlotRequest;
   ending?: FinishRun | ((step: StepsData[string]) => Promise<FinishRun>);
 }
-
-/** Undoes settleLocalStep's transaction: its claim found no free slot. */
-class NoFreeSlot extends Error {}
 
 /** What finishStep's statement did: moved the run out of `queued` (1), and the step as written (null: fenced off). */
 interface WrittenStep {
@@ -248,44 +245,50 @@ export function createRunStore(
   /**
    * finishRun's last statements, after endRun's: the `run.<status>` event with its deliveries,
    * and the slot's release (last: the workspace's slot lock is held from there to the commit),
-   * sent together, and the transaction's COMMIT with them.
+   * sent together, and the transaction's COMMIT with them. With `claim` (a run whose first step
+   * is its last), the run takes its slot just before it gives it back (takeSlot).
    */
   async function announceEnd(
     tx: Tx | PreparedSql,
     f: FinishRun,
     [[row], run]: Awaited<ReturnType<typeof endRun>>,
-  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
+    claim?: SlotRequest,
+  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean; alsoGranted: SlotGrant[] }> {
     const status = run.status as TerminalRunStatus;
     if (!TERMINAL.includes(status)) throw new Error(`run ${f.runId} is ${status} after its ending`);
-    const [deliveries, granted] = await inOrderThenCommit(
+    const [deliveries, alsoGranted, granted] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
       () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),
+      () => (claim ? takeSlot(tx, claim) : Promise.resolve([])),
       () => releaseSlots(tx, { workspaceId: f.workspaceId, runIds: [f.runId], grantKey: f.grantKey }),
     );
-    return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
+    return { done: { status, granted, deliveries }, settled: Boolean(row.settled), alsoGranted };
   }
 
-  /** settleLocalStep's first statements: the step's write, the claim and the ending's first statements. */
-  async function writeClaimEnd(
+  /**
+   * settleLocalStep's first statements: the step's write and the ending's first statements,
+   * together when the ending is ready, or after the write when it is worked out from the step
+   * as stored (and not at all when the write was fenced off).
+   */
+  async function writeAndEnd(
     tx: SqlSource,
     runId: string,
     stepKey: string,
     w: StepWrite,
-    also: AlongWithStep,
-  ): Promise<{ written: WrittenStep; claim?: SlotClaim; ending?: FinishRun; ended?: Awaited<ReturnType<typeof endRun>> }> {
-    const claimIt = () => (also.claim ? claimSlot(tx, also.claim) : Promise.resolve(undefined));
-    const endIt = (ending?: FinishRun) => () => (ending ? endRun(tx, ending) : Promise.resolve(undefined));
-    if (typeof also.ending !== 'function') {
-      const ending = also.ending;
-      const [written, claim, ended] = await inOrder(tx, () => writeStep(tx, runId, stepKey, w), claimIt, endIt(ending));
-      return { written, claim, ending, ended };
+    ending: AlongWithStep['ending'],
+  ): Promise<{ written: WrittenStep; ending?: FinishRun; ended?: Awaited<ReturnType<typeof endRun>> }> {
+    if (typeof ending !== 'function') {
+      const [written, ended] = await inOrder(
+        tx,
+        () => writeStep(tx, runId, stepKey, w),
+        () => (ending ? endRun(tx, ending) : Promise.resolve(undefined)),
+      );
+      return { written, ending, ended };
     }
     const written = await writeStep(tx, runId, stepKey, w);
-    const ending = written.step ? await also.ending(written.step) : undefined;
-    // The claim, with the ending's first statements sent behind it (undone with it).
-    const [claim, ended] = await inOrder(tx, claimIt, endIt(ending));
-    return { written, claim, ending, ended };
+    const workedOut = written.step ? await ending(written.step) : undefined;
+    return { written, ending: workedOut, ended: workedOut && (await endRun(tx, workedOut)) };
   }
 
   return {
@@ -341,13 +344,14 @@ export function createRunStore(
      * A local step's end in one transaction (one commit, not up to three): the step's write
      * (finishStep's); with `ending` (the run's last step), the run's ending (finishRun's); with
      * `claim` (its first step), the run's slot. An ending that needs nothing of the step as
-     * stored goes out with the write and the claim, all in one round trip; one that `ending`
-     * works out from the step as stored (an output expression) waits for the write, and is not
-     * made when the write was fenced off. The claim comes after the write (and any expression),
-     * so the workspace's slot lock is never held while an expression runs; when no slot is free
-     * the transaction is undone and the run joins the line alone (`claim.granted` false, the
-     * step's result dropped), unless a slot came free meanwhile. `step` is null when the write
-     * was fenced off (an earlier attempt settled the step).
+     * stored goes out with the write, in one round trip; one that `ending` works out from the
+     * step as stored (an output expression) waits for the write, and is not made when the write
+     * was fenced off. The claim is the transaction's last statement but the release, sent with
+     * the COMMIT (takeSlot), so the workspace's slot lock is held neither while an expression
+     * runs nor across a round trip; when no slot is free the transaction is undone and the run
+     * joins the line alone (`claim.granted` false, the step's result dropped), unless a slot came
+     * free meanwhile. `step` is null when the write was fenced off (an earlier attempt settled
+     * the step).
      */
     async settleLocalStep(
       runId: string,
@@ -357,17 +361,21 @@ export function createRunStore(
     ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
       const settle = () =>
         inTransaction(hot, async (tx) => {
-          const { written, claim, ending, ended } = await writeClaimEnd(tx, runId, stepKey, w, also);
-          if (claim && !claim.granted) throw new NoFreeSlot();
-          const end = ending && ended && (await announceEnd(tx, ending, ended));
-          return { written, claim, end };
+          const { written, ending, ended } = await writeAndEnd(tx, runId, stepKey, w, also.ending);
+          if (ending && ended) {
+            const end = await announceEnd(tx, ending, ended, also.claim);
+            return { written, claim: also.claim && { granted: true, alsoGranted: end.alsoGranted }, end };
+          }
+          if (!also.claim) return { written };
+          const [alsoGranted] = await inOrderThenCommit(tx, () => takeSlot(tx, also.claim!));
+          return { written, claim: { granted: true, alsoGranted } };
         });
       let out: Awaited<ReturnType<typeof settle>>;
       try {
         out = await settle();
       } catch (err) {
-        if (!(err instanceof NoFreeSlot)) throw err;
-        const claim = await claimSlot(hot, also.claim!);
+        if (!also.claim || !isNoFreeSlot(err)) throw err;
+        const claim = await claimSlot(hot, also.claim);
         if (!claim.granted) return { claim, step: null };
         // Let in since: it holds its slot now, so this claim is granted.
         out = await settle();

@@ -1,4 +1,4 @@
-import { Prisma, rowsOf } from '@svc/db';
+import { Prisma, rowsOf, sqlStateOf } from '@svc/db';
 import type { Db, SqlSource } from '@svc/db';
 import { planFiguresArg } from '../workspaces/limits';
 
@@ -58,6 +58,28 @@ export async function claimSlot(db: SqlSource, args: SlotRequest): Promise<SlotC
     Prisma.sql`SELECT * FROM svc_claim_slot(${args.workspaceId}, ${args.runId}, ${args.grantKey}, ${slotLimits}::jsonb)`,
   );
   return { granted: own, alsoGranted: grants };
+}
+
+/** svc_take_slot's SQLSTATE when no slot is free: the transaction it ends is undone. */
+const NO_FREE_SLOT = 'SV001';
+
+/**
+ * claimSlot as a transaction's last statement, to be sent with its COMMIT (inOrderThenCommit):
+ * the workspace's lock is then held from the claim to the commit only, never across a round trip
+ * to the caller. Answers the other runs let in under the claim's grant key; when no slot is free
+ * it fails (isNoFreeSlot), and the whole transaction is undone.
+ */
+export async function takeSlot(db: SqlSource, args: SlotRequest): Promise<SlotGrant[]> {
+  const { grants } = await grantsOf(
+    db,
+    Prisma.sql`SELECT * FROM svc_take_slot(${args.workspaceId}, ${args.runId}, ${args.grantKey}, ${slotLimits}::jsonb)`,
+  );
+  return grants;
+}
+
+/** Whether a transaction failed because its takeSlot found no free slot. */
+export function isNoFreeSlot(err: unknown): boolean {
+  return sqlStateOf(err) === NO_FREE_SLOT;
 }
 
 /**
