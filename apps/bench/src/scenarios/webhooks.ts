@@ -48,6 +48,19 @@ interface PhaseCpu {
   coresBusy: number;
 }
 
+/**
+ * One side's load at one rate as collected, before it is reported: the row's rate is measured in
+ * rounds, and a side's rounds are reported together (report).
+ */
+interface Collected {
+  startsPerSecond: number;
+  runsStarted: number;
+  got: Received[];
+  eventsPerSecond: number;
+  /** With a meter: every process's CPU from the first start to the end of collection. */
+  spent?: { used: Record<string, number>; wallMs: number };
+}
+
 /** Where a phase's CPU is read from: a snapshot taken as its first start went out. */
 interface Meter {
   before: Record<string, number>;
@@ -62,7 +75,8 @@ interface Meter {
  * twice the floor's one-at-a-time execute p95 (waitRuns.ts); a low rate shows the delivery
  * latency of a system that keeps up. The events are collected while the load lasts and
  * `webhookCollectSec` after; runs that have not ended by then are terminated and counted (the
- * event rate reached is reported beside the latency).
+ * event rate reached is reported beside the latency). At the row's rate every side is measured
+ * in the profile's rounds (two in full), their events reported together.
  *
  * At each rate the floor's webhook path is measured too, the same way (details, no target):
  * floorRunWithDelivery (floor/workflows.ts), the transform in one local activity that then
@@ -88,17 +102,9 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
 
     /**
      * Until every event is in, or the collection window is over (and at least one event came).
-     * With `deliveryOf` (a received event's delivery workflow id), the latency is split too;
-     * with `metered`, the CPU is read as the collection ends (before the split reads histories).
+     * With `metered`, the CPU is read as the collection ends.
      */
-    const collect = async (
-      what: string,
-      rate: number,
-      load: LoadResult,
-      runIds: string[],
-      deliveryOf?: (g: Received) => string,
-      metered?: Meter,
-    ): Promise<RatePhase> => {
+    const collect = async (what: string, rate: number, load: LoadResult, runIds: string[], metered?: Meter): Promise<Collected> => {
       const until = performance.now() + p.webhookCollectSec * 1000;
       const giveUp = performance.now() + p.firstEventTimeoutMs;
       const arrived = () => runIds.filter((id) => receiver.byRun.has(id)).length;
@@ -112,24 +118,48 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       const ends = got.map((g) => g.eventCreatedAt);
       const spanMs = Math.max(...ends) - Math.min(...ends);
       return {
-        offered: rate,
         startsPerSecond: load.perSecond,
         runsStarted: runIds.length,
-        eventsReceived: got.length,
+        got,
         eventsPerSecond: spanMs > 0 ? ((got.length - 1) / spanMs) * 1000 : Number.NaN,
+        spent,
+      };
+    };
+
+    /**
+     * A side's rounds at one rate as one phase: every round's events, their rates averaged, and
+     * the CPU of all of them per event. With `deliveryOf` (a received event's delivery workflow
+     * id), the latency is split too, by histories read after every round's CPU.
+     */
+    const report = async (rate: number, rounds: Collected[], deliveryOf?: (g: Received) => string): Promise<RatePhase> => {
+      const got = rounds.flatMap((c) => c.got);
+      const runsStarted = rounds.reduce((n, c) => n + c.runsStarted, 0);
+      const mean = (pick: (c: Collected) => number) => rounds.reduce((n, c) => n + pick(c), 0) / rounds.length;
+      const spent = rounds.flatMap((c) => (c.spent ? [{ ...c.spent, units: c.got.length }] : []));
+      return {
+        offered: rate,
+        startsPerSecond: mean((c) => c.startsPerSecond),
+        runsStarted,
+        eventsReceived: got.length,
+        eventsPerSecond: mean((c) => c.eventsPerSecond),
         latency: summarize(got.map((g) => g.receivedAt - g.eventCreatedAt)),
-        unfinished: runIds.length - got.length,
+        unfinished: runsStarted - got.length,
         split:
           deliveryOf &&
           (await deliverySplit(
             ctx.temporal,
             got.map((g) => ({ ...g, deliveryWorkflowId: deliveryOf(g) })),
           )),
-        cpu: spent && { msPerEvent: perUnit([{ used: spent.used, units: got.length }]), coresBusy: totalMs(spent.used) / spent.wallMs },
+        cpu: spent.length
+          ? {
+              msPerEvent: perUnit(spent),
+              coresBusy: spent.reduce((n, m) => n + totalMs(m.used), 0) / spent.reduce((n, m) => n + m.wallMs, 0),
+            }
+          : undefined,
       };
     };
 
-    const svcPhase = async (label: string, rate: number, durationSec: number, split = false): Promise<RatePhase> => {
+    const svcPhase = async (label: string, rate: number, durationSec: number, metered = false): Promise<Collected> => {
       const tenant = await ctx.newTenant(label);
       const endpoint = await apiCall<{ id: string; secret: string }>(ctx, 'POST', `${stack.apiUrl}/api/v1/webhook-endpoints`, {
         key: tenant.key,
@@ -145,12 +175,10 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       // Paced as the floor's side is (start i at i / rate s): autocannon's `overallRate` sends each
       // second's quota at once at the start of the second, bursts the floor's side never met.
       // A count, not a duration: every offered start is answered, however slow the answers.
-      const metered = meter(split);
+      const cpu = meter(metered);
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`run starts at ${rate}/s`, load);
-      // Each run has one delivery, generation 0 (no manual retries here).
-      const deliveryOf = split ? (g: Received) => deliveryWorkflowId(g.deliveryId!, 0) : undefined;
-      const r = await collect('webhooks', rate, load, runIds, deliveryOf, metered);
+      const r = await collect('webhooks', rate, load, runIds, cpu);
       if (p.clearBacklogs) await clearBacklog(ctx.db, ctx.temporal, tenant.workspaceId, 0, stack.assertAlive);
       return r;
     };
@@ -163,19 +191,19 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       label: string,
       rate: number,
       durationSec: number,
-      split: boolean,
+      metered: boolean,
       startRun: (webhookUrl: string) => Promise<string>,
-    ): Promise<RatePhase> => {
+    ): Promise<Collected> => {
       receiver.setSecret(label, stack.floorWebhookSecret);
       const url = receiver.urlFor(label);
       const runIds: string[] = [];
       const start = async () => {
         runIds.push(await startRun(url));
       };
-      const metered = meter(split);
+      const cpu = meter(metered);
       const load = await fnLoad(start, { concurrency: callers(rate), amount: Math.round(rate * durationSec), overallRate: rate });
       assertClean(`${label} starts at ${rate}/s`, load);
-      const r = await collect(label, rate, load, runIds, split ? (g) => floorDeliveryId(g.runId) : undefined, metered);
+      const r = await collect(label, rate, load, runIds, cpu);
       if (p.clearBacklogs) await ctx.floor.terminateWithDelivery(runIds.filter((id) => !receiver.byRun.has(id)));
       return r;
     };
@@ -199,16 +227,29 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
     const details: Detail[] = [];
     for (const [i, rate] of rates.entries()) {
       ctx.rss.setPhase(`webhooks-${rate}`);
-      ctx.say(`webhooks: ${p.webhookSec}s of runs started at ${rate}/s, svc, the floor and the durable floor with delivery`);
-      // In roundOrder, as every scenario's sides: the second rate starts with the other side, so
-      // neither always meets the other's leftovers.
-      const sides = [
-        async () => (perRate[rate] = await svcPhase(`webhooks-${rate}`, rate, p.webhookSec, rate === top)),
-        async () => (floorPerRate[rate] = await floorPhase(`floor-webhooks-${rate}`, rate, p.webhookSec, rate === top, withDelivery)),
-        async () =>
-          (durablePerRate[rate] = await floorPhase(`durable-webhooks-${rate}`, rate, p.webhookSec, rate === top, durableWithDelivery)),
-      ];
-      for (const side of roundOrder(sides, i)) await side();
+      // The row's rate in rounds, the first in roundOrder's reverse (the durable floor first, svc
+      // last), the second in its order (svc first), so no side always meets the server after the
+      // others' runs (its cost per execution grows with what it holds, FINDINGS session 26). The
+      // low rate once, in order.
+      const atTop = rate === top;
+      const rounds = atTop ? p.rounds : 1;
+      ctx.say(`webhooks: ${rounds} × ${p.webhookSec}s of runs started at ${rate}/s, svc, the floor and the durable floor with delivery`);
+      const collected: Record<'svc' | 'floor' | 'durable', Collected[]> = { svc: [], floor: [], durable: [] };
+      for (let k = 0; k < rounds; k++) {
+        const suffix = `${rate}${rounds > 1 ? `-r${k}` : ''}`;
+        const sides = [
+          async () => collected.svc.push(await svcPhase(`webhooks-${suffix}`, rate, p.webhookSec, atTop)),
+          async () => collected.floor.push(await floorPhase(`floor-webhooks-${suffix}`, rate, p.webhookSec, atTop, withDelivery)),
+          async () =>
+            collected.durable.push(await floorPhase(`durable-webhooks-${suffix}`, rate, p.webhookSec, atTop, durableWithDelivery)),
+        ];
+        for (const side of roundOrder(sides, atTop ? k ^ 1 : i)) await side();
+      }
+      // Each svc run has one delivery, generation 0 (no manual retries here).
+      perRate[rate] = await report(rate, collected.svc, atTop ? (g) => deliveryWorkflowId(g.deliveryId!, 0) : undefined);
+      const floorDelivery = atTop ? (g: Received) => floorDeliveryId(g.runId) : undefined;
+      floorPerRate[rate] = await report(rate, collected.floor, floorDelivery);
+      durablePerRate[rate] = await report(rate, collected.durable, floorDelivery);
       details.push(
         { title: `webhooks, runs offered at ${rate}/s: delivery p50 / p95 / p99`, value: describePhase(perRate[rate]) },
         {
