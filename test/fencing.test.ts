@@ -1,4 +1,5 @@
 import { claimSlot, createRunStore, releaseSlots } from '@svc/domain';
+import { oneSlotWorkflow } from './helpers/runs';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
@@ -60,18 +61,9 @@ it('keeps a settled step settled, and a later attempt’s result, whatever a sta
 });
 
 it("writes a first local step's end with its slot's claim, or only the run's place in line: when no slot is free, and when one comes free after the transaction was undone", async () => {
-  const { key, workspaceId } = await stack.tenant({ limits: { concurrency: 1 } });
-  const wf = await stack.apply(workspaceId, {
-    name: 'Claimed',
-    slug: 'claimed',
-    steps: [
-      { key: 'shape', type: 'transform', expression: "'x'" },
-      { key: 'hold', type: 'delay', duration: '1s' },
-    ],
-  });
+  const { workspaceId, start } = await oneSlotWorkflow(stack, 'claimed');
   // The runs' own workflows stay out of it: the store is driven by hand.
   await stack.withoutWorker(async () => {
-    const start = async () => (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body.id as string;
     const [holder, waiting] = [await start(), await start()];
     const prisma = stack.db.prisma;
     // Runs `onUndo` once, after a transaction of the store was rolled back: a slot that comes

@@ -4,6 +4,7 @@ import { createRunStore } from '@svc/domain';
 import type { FinishRun } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
+import { oneSlotWorkflow } from './helpers/runs';
 import { recordWire } from './helpers/wire';
 
 /**
@@ -100,17 +101,8 @@ it('sends the step and a ready ending together, the claim with the COMMIT, and e
 });
 
 it("claims a first step's slot with the COMMIT, and undoes the step when no slot is free", async () => {
-  const { key, workspaceId } = await stack.tenant({ limits: { concurrency: 1 } });
-  const wf = await stack.apply(workspaceId, {
-    name: 'Claimed last',
-    slug: 'claimed-last',
-    steps: [
-      { key: 'shape', type: 'transform', expression: "'x'" },
-      { key: 'hold', type: 'delay', duration: '1s' },
-    ],
-  });
+  const { workspaceId, start } = await oneSlotWorkflow(stack, 'claimed-last');
   await stack.withoutWorker(async () => {
-    const start = async () => (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body.id as string;
     const [first, second] = [await start(), await start()];
     const store = createRunStore(db.prisma, { dispatchDelayMs: 30_000, sql: db.sql });
     const settle = (runId: string) =>
