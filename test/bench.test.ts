@@ -21,6 +21,15 @@ const EXPECTED_ROWS = [
   'rss.worker',
 ];
 
+/** The hand-written floor measured beside each row that has one (apps/bench/src/floor/), by row. */
+const ROW_FLOORS: Record<string, string> = {
+  'wait.latency.p50': 'contract floor',
+  'finish.throughput': 'contract floor',
+  'start.throughput': "durable floor's start",
+  'read.throughput': 'read floor',
+  'webhooks.p95': 'durable floor with delivery',
+};
+
 /**
  * Details that must be there too, each with a measured figure: the floor's webhook path and the
  * durable floor's beside svc's at the row's rate, svc's ratio to each, and where each one's
@@ -91,6 +100,7 @@ interface ReportRow {
   ratio: number;
   target: { op: string; bound: number; text: string };
   pass: boolean;
+  floor?: { name: string; value: number; ratio: number; pass: boolean };
 }
 
 let dir: string;
@@ -160,7 +170,23 @@ describe('npm run bench -- --quick', () => {
       expect(line).toBeDefined();
       expect(line).toMatch(/\d+\.\d\d×/);
       expect(line).toMatch(/PASS|MISS/);
+      // Its floor, held to the same target against the same baseline, printed beside it.
+      const floor = ROW_FLOORS[row.id];
+      if (!floor) {
+        expect(row.floor).toBeUndefined();
+        continue;
+      }
+      expect(row.floor).toEqual({ name: floor, value: expect.any(Number), ratio: expect.any(Number), pass: expect.any(Boolean) });
+      expect(row.floor!.value).toBeGreaterThan(0);
+      expect(row.floor!.ratio).toBeCloseTo(row.floor!.value / row.baseline!, 1);
+      expect(line).toContain(`${row.floor!.ratio.toFixed(2)}× ${row.floor!.pass ? 'PASS' : 'MISS'} (${floor})`);
     }
+    const missed = report.rows.filter((r) => !r.pass);
+    const atFloor = missed.filter((r) => r.floor && !r.floor.pass).length;
+    expect(stdout).toContain(
+      `${report.rows.length - missed.length} of ${report.rows.length} targets met` +
+        (missed.length ? `; of the ${missed.length} missed, ${atFloor} missed by the hand-written floor beside them too` : ''),
+    );
 
     // The webhook row's rate has each detail, with figures in milliseconds, in the JSON and printed.
     const rowRate = /offered at (\d+)\/s/.exec(report.rows.find((r) => r.id === 'webhooks.p95')!.title)![1];

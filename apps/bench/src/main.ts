@@ -179,6 +179,7 @@ async function main(): Promise<number> {
         value: round(r.value, 2),
         baseline: r.baseline === null ? null : round(r.baseline, 2),
         ratio: round(r.ratio, 3),
+        floor: r.floor && { ...r.floor, value: round(r.floor.value, 2), ratio: round(r.floor.ratio, 3) },
       })),
       details,
       scenarios,

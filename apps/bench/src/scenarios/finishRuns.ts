@@ -91,6 +91,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
       baseline: r.floorLocal.perSecond,
       baselineName: 'floor execute, local activity',
       target: { op: '>=', bound: 0.7, text: '≥ 0.70×' },
+      floor: { name: 'contract floor', value: r.contractFloor.perSecond },
     }),
   ];
   const details: Detail[] = [

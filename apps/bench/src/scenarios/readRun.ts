@@ -67,6 +67,7 @@ export async function readRunScenario(ctx: BenchContext, tenant: Tenant) {
       baseline: r.bare.perSecond,
       baselineName: 'bare Express route',
       target: { op: '>=', bound: 0.35, text: '≥ 0.35×' },
+      floor: { name: 'read floor', value: r.floor.perSecond },
     }),
   ];
   const details: Detail[] = [

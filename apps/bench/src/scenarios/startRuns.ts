@@ -119,6 +119,7 @@ export async function startRunsScenario(ctx: BenchContext) {
       baseline: throughput.sdk.perSecond,
       baselineName: 'SDK workflow.start of svc runWorkflow',
       target: { op: '>=', bound: 0.8, text: '≥ 0.80×' },
+      floor: { name: "durable floor's start", value: throughput.durable.perSecond },
     }),
   ];
   const underLoad = {

@@ -87,6 +87,7 @@ export async function waitRunsScenario(ctx: BenchContext, tenant: Tenant) {
       baseline: l.floorLocal.p50,
       baselineName: 'floor execute, local activity',
       target: { op: '<=', bound: 1.5, text: '≤ 1.5×' },
+      floor: { name: 'contract floor', value: l.contractFloor.p50 },
     }),
   ];
   const ms = (s: LatencySummary) => `${round(s.p50, 1)} / ${round(s.p95, 1)} / ${round(s.p99, 1)} ms`;

@@ -273,10 +273,17 @@ export async function webhooksScenario(ctx: BenchContext, floor: { perSecond: nu
       baseline: floor.latency.p95,
       baselineName: 'floor execute p95, local activity',
       target: { op: '<=', bound: 2, text: `≤ 2.00× at ≥ ${round(top * RATE_REACHED, 1)} events/s` },
+      floor: { name: 'durable floor with delivery', value: durableAt.latency.p95 },
     });
-    const reached = at.eventsPerSecond >= top * RATE_REACHED;
+    // The rate must be reached for the latency to count, the floor's as svc's.
+    const reached = (r: RatePhase) => r.eventsPerSecond >= top * RATE_REACHED;
     const rows: Row[] = [
-      { ...row, pass: row.pass && reached, note: reached ? undefined : `only ${round(at.eventsPerSecond, 1)} events/s reached` },
+      {
+        ...row,
+        pass: row.pass && reached(at),
+        note: reached(at) ? undefined : `only ${round(at.eventsPerSecond, 1)} events/s reached`,
+        floor: row.floor && { ...row.floor, pass: row.floor.pass && reached(durableAt) },
+      },
     ];
     details.push(
       {
