@@ -117,7 +117,7 @@ function floorText(f: RowFloor | undefined): string {
   return f ? `${f.ratio.toFixed(2)}× ${f.pass ? 'PASS' : 'MISS'} (${f.name})` : '—';
 }
 
-/** `MISS, the floor too (…)`: a miss says whether the hand-written floor beside it missed as well. */
+/** `MISS (the floor too)` or `MISS (svc 0.80× the floor)`: a miss says whether the hand-written floor beside it missed as well. */
 function verdict(row: Row): string {
   if (row.pass) return 'PASS';
   const why = [row.note, row.floor && (row.floor.pass ? `svc ${(row.ratio / row.floor.ratio).toFixed(2)}× the floor` : 'the floor too')];
