@@ -1,12 +1,12 @@
+import { causeChain } from '@svc/db';
+
 // gRPC status codes (grpc/status.proto): the Temporal server is down, restarting or overloaded.
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
 
 /** Whether an error, or one of its causes (SDK errors wrap the gRPC one), carries one of these gRPC status codes. */
 export function hasGrpcCode(err: unknown, codes: readonly number[]): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'number' && codes.includes(e.code)) return true;
-  }
+  for (const e of causeChain(err)) if (typeof e.code === 'number' && codes.includes(e.code)) return true;
   return false;
 }
 

@@ -3,6 +3,7 @@ export type { Db, DbHandle } from './client';
 export { migrate, MigrationError, DEFAULT_MIGRATIONS_DIR } from './migrate';
 export { isDatabaseUnavailable } from './unavailable';
 export { sqlStateOf } from './sqlState';
+export { causeChain } from './causes';
 export { inOrder, inOrderThenCommit, inTransaction, PreparedSql, rowsOf } from './preparedSql';
 export { PipelinedLane } from './pipelinedLane';
 export { NotificationListener } from './notificationListener';

@@ -1,3 +1,5 @@
+import { causeChain } from './causes';
+
 /** What Prisma's driver adapter reports of a database error (its `cause`), at one level of an error. */
 export function adapterCauseOf(e: Record<string, any>): Record<string, any> | undefined {
   return e.meta?.driverAdapterError?.cause ?? (e.name === 'DriverAdapterError' ? e.cause : undefined);
@@ -8,7 +10,7 @@ export function adapterCauseOf(e: Record<string, any>): Record<string, any> | un
  * raw query's P2010, whose driver adapter error keeps the original code); undefined for others.
  */
 export function sqlStateOf(err: unknown): string | undefined {
-  for (let e = err as Record<string, any> | undefined, depth = 0; e && depth < 5; e = e.cause, depth++) {
+  for (const e of causeChain(err)) {
     const adapter = adapterCauseOf(e);
     if (typeof adapter?.originalCode === 'string') return adapter.originalCode;
     // pg's DatabaseError: its code is the SQLSTATE (Prisma's own codes come without a severity).

@@ -1,3 +1,4 @@
+import { causeChain } from './causes';
 import { adapterCauseOf } from './sqlState';
 
 /**
@@ -11,7 +12,7 @@ const NODE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as Record<string, any> | undefined, depth = 0; e && depth < 5; e = e.cause, depth++) {
+  for (const e of causeChain(err)) {
     const code = typeof e.code === 'string' ? e.code : undefined;
     if (code && (PRISMA_UNREACHABLE.has(code) || SQLSTATE_UNAVAILABLE.test(code) || NODE_SOCKET.has(code))) return true;
     const adapter = adapterCauseOf(e);
