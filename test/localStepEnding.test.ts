@@ -70,14 +70,14 @@ it('sends the step and a ready ending together, the claim with the COMMIT, and e
     const together = await settle(ready, ending(ready));
     expect(together.end?.status).toBe('succeeded');
     // BEGIN, the step's write, the ending and the run's read, before any answer; then the event
-    // (its deliveries in the same statement), the slot's claim, its release and the COMMIT,
-    // before any of their answers: two round trips in all, and the slot's lock (taken by the
-    // claim) is held for none of them.
+    // (its deliveries in the same statement), the slot's claim and release (one statement,
+    // svc_end_slot) and the COMMIT, before any of their answers: two round trips in all, and the
+    // slot's lock is held for none of them.
     expect(wire.slice(0, FIRST_BATCH.length)).toEqual(FIRST_BATCH);
-    const lastBatch = ['send WITH', 'send SELECT', 'send SELECT', 'send COMMIT'];
+    const lastBatch = ['send WITH', 'send SELECT', 'send COMMIT'];
     expect(wire.filter((w) => w.startsWith('send'))).toEqual([...FIRST_BATCH.slice(0, 4), ...lastBatch]);
     const lastSent = wire.indexOf('send WITH', FIRST_BATCH.length);
-    expect(wire.slice(lastSent, lastSent + 5)).toEqual([...lastBatch, 'answer WITH']);
+    expect(wire.slice(lastSent, lastSent + 4)).toEqual([...lastBatch, 'answer WITH']);
 
     // Worked out from the step as stored: the ending's statements wait for the write's answer.
     wire.length = 0;

@@ -8,7 +8,7 @@ import type { DeliveryRef } from '../webhooks/fanOut';
 import { runFromJson, runSelectJson } from './readRuns';
 import { toReviewView } from './runView';
 import type { RunView } from './runView';
-import { claimSlot, isNoFreeSlot, releaseSlots, takeSlot } from './slots';
+import { claimSlot, endSlot, isEndSlotExclusively, isNoFreeSlot, releaseSlots, takeSlot } from './slots';
 import type { SlotClaim, SlotGrant, SlotRequest } from './slots';
 import { sealedSecretsColumn } from '../secrets/secrets';
 import type { SealedSecret } from '../secrets/secrets';
@@ -246,24 +246,41 @@ export function createRunStore(
    * finishRun's last statements, after endRun's: the `run.<status>` event with its deliveries,
    * and the slot's release (last: the workspace's slot lock is held from there to the commit),
    * sent together, and the transaction's COMMIT with them. With `claim` (a run whose first step
-   * is its last), the run takes its slot just before it gives it back (takeSlot).
+   * is its last), the run takes its slot just before it gives it back (endSlot; `exclusive`
+   * after it asked for that).
    */
   async function announceEnd(
     tx: Tx | PreparedSql,
     f: FinishRun,
     [[row], run]: Awaited<ReturnType<typeof endRun>>,
-    claim?: SlotRequest,
+    slot: { claim?: SlotRequest; exclusive: boolean },
   ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean; alsoGranted: SlotGrant[] }> {
     const status = run.status as TerminalRunStatus;
     if (!TERMINAL.includes(status)) throw new Error(`run ${f.runId} is ${status} after its ending`);
-    const [deliveries, alsoGranted, granted] = await inOrderThenCommit(
+    const [deliveries, { byClaim, byRelease }] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
       () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),
-      () => (claim ? takeSlot(tx, claim) : Promise.resolve([])),
-      () => releaseSlots(tx, { workspaceId: f.workspaceId, runIds: [f.runId], grantKey: f.grantKey }),
+      () =>
+        endSlot(tx, {
+          workspaceId: f.workspaceId,
+          runId: f.runId,
+          claimKey: slot.claim?.grantKey,
+          releaseKey: f.grantKey,
+          exclusive: slot.exclusive,
+        }),
     );
-    return { done: { status, granted, deliveries }, settled: Boolean(row.settled), alsoGranted };
+    return { done: { status, granted: byRelease, deliveries }, settled: Boolean(row.settled), alsoGranted: byClaim };
+  }
+
+  /** Runs `end` without, then (when endSlot asks for it) with the workspace's exclusive slot lock. */
+  async function endingExclusivelyIfAsked<T>(end: (exclusive: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await end(false);
+    } catch (err) {
+      if (!isEndSlotExclusively(err)) throw err;
+      return end(true);
+    }
   }
 
   /**
@@ -346,9 +363,9 @@ export function createRunStore(
      * `claim` (its first step), the run's slot. An ending that needs nothing of the step as
      * stored goes out with the write, in one round trip; one that `ending` works out from the
      * step as stored (an output expression) waits for the write, and is not made when the write
-     * was fenced off. The claim is the transaction's last statement but the release, sent with
-     * the COMMIT (takeSlot), so the workspace's slot lock is held neither while an expression
-     * runs nor across a round trip; when no slot is free the transaction is undone and the run
+     * was fenced off. The claim is the transaction's last statement (takeSlot; with the ending's
+     * release, endSlot), sent with the COMMIT, so the workspace's slot lock is held neither while
+     * an expression runs nor across a round trip; when no slot is free the transaction is undone and the run
      * joins the line alone (`claim.granted` false, the step's result dropped), unless a slot came
      * free meanwhile. `step` is null when the write was fenced off (an earlier attempt settled
      * the step).
@@ -359,17 +376,18 @@ export function createRunStore(
       w: StepWrite,
       also: AlongWithStep,
     ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
-      const settle = () =>
+      const settleOnce = (exclusive: boolean) =>
         inTransaction(hot, async (tx) => {
           const { written, ending, ended } = await writeAndEnd(tx, runId, stepKey, w, also.ending);
           if (ending && ended) {
-            const end = await announceEnd(tx, ending, ended, also.claim);
+            const end = await announceEnd(tx, ending, ended, { claim: also.claim, exclusive });
             return { written, claim: also.claim && { granted: true, alsoGranted: end.alsoGranted }, end };
           }
           if (!also.claim) return { written };
           const [alsoGranted] = await inOrderThenCommit(tx, () => takeSlot(tx, also.claim!));
           return { written, claim: { granted: true, alsoGranted } };
         });
+      const settle = () => endingExclusivelyIfAsked(settleOnce);
       let out: Awaited<ReturnType<typeof settle>>;
       try {
         out = await settle();
@@ -483,7 +501,9 @@ export function createRunStore(
      * handed to the next in line, and the `run.<status>` event with its deliveries.
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
-      const { done, settled } = await inTransaction(hot, async (tx) => announceEnd(tx, f, await endRun(tx, f)));
+      const { done, settled } = await endingExclusivelyIfAsked((exclusive) =>
+        inTransaction(hot, async (tx) => announceEnd(tx, f, await endRun(tx, f), { exclusive })),
+      );
       if (settled) opts.observer?.runSettled(done.status);
       return done;
     },

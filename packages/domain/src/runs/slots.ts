@@ -34,11 +34,19 @@ export const slotLimits = planFiguresArg('concurrency');
  * before telling them, finds them again; `grant_own`: the asking run now holds a slot.
  */
 async function grantsOf(db: SqlSource, call: Prisma.Sql): Promise<{ grants: SlotGrant[]; own: boolean }> {
-  const rows = await rowsOf<{ grant_run_id: string; grant_workflow_id: string; grant_own: boolean }>(db, call);
-  return {
-    grants: rows.filter((r) => !r.grant_own).map((r) => ({ runId: r.grant_run_id, temporalWorkflowId: r.grant_workflow_id })),
-    own: rows.some((r) => r.grant_own),
-  };
+  const rows = await rowsOf<GrantRow>(db, call);
+  return { grants: othersLetIn(rows), own: rows.some((r) => r.grant_own) };
+}
+
+interface GrantRow {
+  grant_run_id: string;
+  grant_workflow_id: string;
+  grant_own: boolean;
+}
+
+/** The runs other than the asking one among a slot function's rows: each must be told. */
+function othersLetIn(rows: GrantRow[]): SlotGrant[] {
+  return rows.filter((r) => !r.grant_own).map((r) => ({ runId: r.grant_run_id, temporalWorkflowId: r.grant_workflow_id }));
 }
 
 /** A workspace holds at most this many times its concurrency figure of queued runs (API.md §8). */
@@ -77,9 +85,44 @@ export async function takeSlot(db: SqlSource, args: SlotRequest): Promise<SlotGr
   return grants;
 }
 
-/** Whether a transaction failed because its takeSlot found no free slot. */
+/** Whether a transaction failed because its takeSlot (or endSlot's claim) found no free slot. */
 export function isNoFreeSlot(err: unknown): boolean {
   return sqlStateOf(err) === NO_FREE_SLOT;
+}
+
+/** svc_end_slot's SQLSTATE when it must be made again under the exclusive lock (see endSlot). */
+const END_SLOT_EXCLUSIVELY = 'SV002';
+
+/** A run's slot at its ending, with the slot its first step takes (`claimKey`) when that step is its last. */
+export interface SlotEnding {
+  workspaceId: string;
+  runId: string;
+  claimKey?: string;
+  /** Names the release (see grantsOf); the same on every retry. */
+  releaseKey: string;
+  /** Under the workspace's exclusive lock: after endSlot failed with isEndSlotExclusively. */
+  exclusive: boolean;
+}
+
+/**
+ * A run gives its slot back at its ending (taking it first with `claimKey`), as a transaction's last
+ * statement. While no run of the workspace waits for a slot it asked for, that frees a slot nobody
+ * must be told of: the workspace's slot lock is then taken shared, so endings do not wait for one
+ * another. Otherwise the claim and the release are made under the lock (takeSlot, releaseSlots).
+ * Answers the runs let in: by the claim, and by the release. Fails as takeSlot does when the claim
+ * finds no free slot, and with isEndSlotExclusively when it must be made again with `exclusive`.
+ */
+export async function endSlot(db: SqlSource, e: SlotEnding): Promise<{ byClaim: SlotGrant[]; byRelease: SlotGrant[] }> {
+  const rows = await rowsOf<GrantRow & { by_claim: boolean }>(
+    db,
+    Prisma.sql`SELECT * FROM svc_end_slot(${e.workspaceId}, ${e.runId}, ${e.claimKey ?? null}::text, ${e.releaseKey}, ${slotLimits}::jsonb, ${e.exclusive})`,
+  );
+  return { byClaim: othersLetIn(rows.filter((r) => r.by_claim)), byRelease: othersLetIn(rows.filter((r) => !r.by_claim)) };
+}
+
+/** Whether a transaction failed because its endSlot must be made under the exclusive lock. */
+export function isEndSlotExclusively(err: unknown): boolean {
+  return sqlStateOf(err) === END_SLOT_EXCLUSIVELY;
 }
 
 /**
