@@ -24,7 +24,7 @@ const EXPECTED_ROWS = [
 /** The hand-written floor measured beside each row that has one (apps/bench/src/floor/), by row. */
 const ROW_FLOORS: Record<string, string> = {
   'wait.latency.p50': 'contract floor',
-  'finish.throughput': 'contract floor',
+  'finish.throughput': 'API floor',
   'start.throughput': "durable floor's start",
   'read.throughput': 'read floor',
   'webhooks.p95': 'durable floor with delivery',
@@ -60,8 +60,10 @@ const FIGURE_DETAILS: Array<[RegExp, RegExp]> = [
   // The durable floor with svc's Temporal contract (apps/bench/src/floor/durableApi.ts).
   [/^one at a time, p50 \/ p95 \/ p99: contract floor/, /^\d+(\.\d+)? \/ \d+(\.\d+)? \/ \d+(\.\d+)? ms \(\d+(\.\d+)?×\)$/],
   [/^runs finished\/s, \d+ callers: contract floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
+  // The contract floor with svc's API besides, the finish row's floor (apps/bench/src/floor/apiRoutes.ts).
+  [/^runs finished\/s, \d+ callers: API floor/, /^\d+(\.\d+)? \/s \(\d+(\.\d+)?×\)$/],
   // For svc and the floors.
-  ...['svc wait: true', 'durable floor', 'contract floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
+  ...['svc wait: true', 'durable floor', 'contract floor', 'API floor', 'floor, local activity'].map((side): [RegExp, RegExp] => [
     new RegExp(`^CPU per finished run, \\d+ callers: ${side} \\(`),
     CPU_TEXT,
   ]),

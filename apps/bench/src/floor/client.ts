@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { request } from 'undici';
-import { BENCH_INPUT } from '../fixtures';
+import { BENCH_CONCURRENCY, BENCH_INPUT, BENCH_RATE_LIMIT_PER_MIN, BENCH_WORKFLOW } from '../fixtures';
 import { EXECUTE_TIMEOUT_MS } from '../sdk';
 import { floorDeliveryId } from './deliveryActivities';
 import type { Greeting } from './activities';
+import type { ApiFloorWorkflow } from './apiRoutes';
 import type { SvcLaunch } from './durableApi';
 import type { floorActivity, floorLocalActivity, floorRunWithDelivery } from './workflows';
 
@@ -79,6 +80,37 @@ export class FloorBaseline {
 /** What the bench's details say the contract floor is. */
 export const CONTRACT_FLOOR_SHAPE = "the durable floor with update-with-start, svc's search attributes and status upsert";
 
+/** What the bench's details say the API floor is. */
+export const API_FLOOR_SHAPE =
+  'the contract floor with a key check, rate limits, the input_schema, step rows, a concurrency slot, and the event with its deliveries';
+
+/**
+ * Registers the bench workflow with the API floor (`PUT /api-workflows/{id}`) under a workspace and
+ * key of its own, with the bench's figures, and answers one `wait: true` run of it through the
+ * floor's `POST /api-runs/{id}`, checked as durableFloorRun checks its runs.
+ */
+export async function apiFloorRun(durableFloorUrl: string, label: string): Promise<() => Promise<void>> {
+  const [shape] = BENCH_WORKFLOW.steps;
+  const workflowId = `wf_floor_${label}_${randomUUID()}`;
+  const wf: ApiFloorWorkflow = {
+    workspaceId: `ws_floor_${label}_${randomUUID()}`,
+    key: `floor_${randomUUID()}`,
+    ratePerMin: BENCH_RATE_LIMIT_PER_MIN,
+    concurrency: BENCH_CONCURRENCY,
+    inputSchema: BENCH_WORKFLOW.input_schema,
+    stepKey: shape.key,
+    expression: shape.expression,
+  };
+  const put = await request(`${durableFloorUrl}/api-workflows/${workflowId}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(wf),
+  });
+  await put.body.dump();
+  if (put.statusCode !== 204) throw new Error(`the API floor refused the workflow: ${put.statusCode}`);
+  return checkedRun(`${durableFloorUrl}/api-runs/${workflowId}`, { authorization: `Bearer ${wf.key}` });
+}
+
 /**
  * Registers svc's workflow with the durable floor's start route (`PUT /svc-starts/{id}`) and
  * answers the route's URL and body: `POST` them to start a run of it as an SDK start behind the
@@ -112,10 +144,14 @@ export async function startDurableWithDelivery(durableFloorUrl: string, webhookU
  * with `contract`, through its contract floor (`POST /contract-runs`).
  */
 export function durableFloorRun(durableFloorUrl: string, opts: { contract?: boolean } = {}): () => Promise<void> {
+  return checkedRun(`${durableFloorUrl}/${opts.contract ? 'contract-runs' : 'runs'}`);
+}
+
+/** One `POST` of the bench input to a floor's run route, which must answer the run succeeded with its greeting. */
+function checkedRun(url: string, headers: Record<string, string> = {}): () => Promise<void> {
   const body = JSON.stringify({ input: BENCH_INPUT });
-  const url = `${durableFloorUrl}/${opts.contract ? 'contract-runs' : 'runs'}`;
   return async () => {
-    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
     const text = await res.body.text();
     const run = res.statusCode === 201 ? (JSON.parse(text) as { status: string; output: Greeting | null }) : undefined;
     if (run?.status !== 'succeeded' || run.output?.greeting !== `hello ${BENCH_INPUT.name}`) {

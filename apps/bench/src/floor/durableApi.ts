@@ -17,7 +17,9 @@
  * `POST /delivery-runs {input, webhookUrl}` is the webhook row's durable floor: it writes the
  * run's row with the URL its `run.succeeded` event goes to and starts floorDurableWithDelivery,
  * whose event and delivery are kept in PostgreSQL too (durableDelivery.ts), then answers the
- * run's id. `GET /svc-runs/{runId}` is the read row's floor: svc's run and its steps read in one statement
+ * run's id. `PUT /api-workflows/{workflowId}` and `POST /api-runs/{workflowId}` are the API floor's,
+ * the contract floor's run with what svc's API asks of it too (apiRoutes.ts, apiStore.ts).
+ * `GET /svc-runs/{runId}` is the read row's floor: svc's run and its steps read in one statement
  * on the same plain pool and answered as JSON (no key, rate limit or view). Configured by
  * environment: DURABLE_FLOOR_PORT, DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * FLOOR_TASK_QUEUE, SVC_TASK_QUEUE.
@@ -31,6 +33,8 @@ import { RUN_WORKFLOW_TYPE, runStartOptions } from '@svc/temporal';
 import type { runWorkflowV2 } from '@svc/temporal/dist/workflows/runWorkflow';
 import express from 'express';
 import { Pool } from 'pg';
+import { apiFloorRoutes } from './apiRoutes';
+import { API_FLOOR_SCHEMA } from './apiStore';
 import { CONTRACT_RUN_ID, CONTRACT_RUN_STATUS, CONTRACT_WORKFLOW_ID, CONTRACT_WORKSPACE_ID, contractWait } from './contract';
 import { DURABLE_FLOOR_SCHEMA } from './durableStore';
 import type { floorContract, floorDurable, floorDurableWithDelivery } from './workflows';
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
   }
   const pool = new Pool({ connectionString: DATABASE_URL, max: 10 });
   await pool.query(DURABLE_FLOOR_SCHEMA);
+  await pool.query(API_FLOOR_SCHEMA);
   const client = new Client({ connection: await Connection.connect({ address: TEMPORAL_ADDRESS }), namespace: TEMPORAL_NAMESPACE });
 
   const app = express();
@@ -172,6 +177,7 @@ async function main(): Promise<void> {
       next(err);
     }
   });
+  app.use(apiFloorRoutes({ pool, client, taskQueue: FLOOR_TASK_QUEUE, waitMs: WAIT_MS }));
   app.get('/svc-runs/:runId', async (req, res, next) => {
     try {
       const { rows } = await pool.query(SVC_RUN_READ, [req.params.runId]);

@@ -14,6 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { Pool } from 'pg';
 import { floorActivities } from './activities';
+import { createApiFloorActivities } from './apiStore';
 import { createFloorDeliveryActivities } from './deliveryActivities';
 import { createDurableDeliveryActivities } from './durableDelivery';
 import { createDurableFloorActivities } from './durableStore';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     activities: {
       ...floorActivities,
       ...createDurableFloorActivities(pool),
+      ...createApiFloorActivities(pool),
       greetAndNotify: deliveryActivities.greetAndNotify,
       greetStoredAndNotify: durableDelivery.greetStoredAndNotify,
     },

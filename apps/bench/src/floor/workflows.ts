@@ -3,11 +3,20 @@
  * the bench's one-step transform workflow, in its two shapes, and for the same transform
  * followed by a signed webhook of its result, delivered by a workflow of its own; and the durable
  * floor's, whose run lives in PostgreSQL, bare, with svc's Temporal contract, and with its
- * webhook's event and delivery kept there too. Bundled by
- * floor/worker.ts.
+ * webhook's event and delivery kept there too; and the API floor's, the contract floor's run with
+ * what svc's API asks of it too. Bundled by floor/worker.ts.
  */
-import { condition, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { FloorActivities, GreetInput, Greeting } from './activities';
+import type { ApiFloorActivities, ApiRunInput } from './apiStore';
 import type { DeliveryInput, FloorDeliveryActivities } from './deliveryActivities';
 import type { DurableDeliveryActivities } from './durableDelivery';
 import type { DurableFloorActivities } from './durableStore';
@@ -47,6 +56,20 @@ export async function floorContract(input: { runId: string }): Promise<Greeting>
   done = true;
   upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
   return output;
+}
+
+const api = proxyLocalActivities<ApiFloorActivities>(options);
+
+/**
+ * The API floor (apiStore.ts, durableApi.ts `POST /api-runs/{workflowId}`): the contract floor's
+ * workflow around a step that takes a slot of the workspace's (or waits a second for one).
+ */
+export async function floorApi(input: ApiRunInput): Promise<void> {
+  let done = false;
+  setHandler(contractWait, async (timeoutMs) => ((await condition(() => done, timeoutMs)) ? 'succeeded' : 'running'));
+  while (!(await api.apiStep(input))) await sleep('1 second');
+  done = true;
+  upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
 }
 
 const withDelivery = proxyLocalActivities<FloorDeliveryActivities>(options);

@@ -3,7 +3,7 @@ import type { BenchContext } from '../context';
 import { authHeaders, runsUrl } from '../context';
 import { cpuMeter, cpuText, perUnit, stackProcesses, totalMs } from '../cpu';
 import type { MeteredLoad } from '../cpu';
-import { CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
+import { API_FLOOR_SHAPE, apiFloorRun, CONTRACT_FLOOR_SHAPE, durableFloorRun } from '../floor/client';
 import { BENCH_INPUT } from '../fixtures';
 import type { Tenant } from '../fixtures';
 import { assertClean, fnLoad, rotate } from '../load';
@@ -20,8 +20,9 @@ const SDK_RUNS_PER_SEC = 250;
  * Runs finished per second: `finishCallers` concurrent `wait: true` callers in a closed loop
  * (each sends its next run as soon as the last one came back) against as many callers of the
  * floor's `client.workflow.execute`, of svc's own run workflow executed straight through the
- * SDK, and of the durable floor's `POST /runs`, bare and with svc's Temporal contract
- * (`/contract-runs`, floor/durableApi.ts). Every side is the same
+ * SDK, and of the durable floor's `POST /runs`, bare, with svc's Temporal contract
+ * (`/contract-runs`, floor/durableApi.ts) and with svc's API besides (the API floor,
+ * `/api-runs/{id}`, floor/apiRoutes.ts), the row's floor. Every side is the same
  * loop (fnLoad): after `finishSec` no caller starts another run, and the runs in flight are
  * awaited and counted, so a side whose runs take longer than the window is still measured
  * (autocannon would drop them). svc's sides each have a workspace.
@@ -61,6 +62,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
     return r;
   };
   const [apiTenant, sdkTenant] = [await ctx.newTenant('finish-api'), await ctx.newTenant('finish-sdk')];
+  const apiFloor = await apiFloorRun(stack.durableFloorUrl, 'finish');
 
   ctx.say(`finish: ${p.finishSec}s of ${callers} concurrent callers per side per round`);
   const r = await rotate(p.rounds, {
@@ -68,6 +70,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
     floorActivity: () => metered('floor, activity', () => fnLoad(floor.executeActivity, load)),
     durableFloor: () => metered('durable floor', () => fnLoad(durableFloorRun(stack.durableFloorUrl), load)),
     contractFloor: () => metered('contract floor', () => fnLoad(durableFloorRun(stack.durableFloorUrl, { contract: true }), load)),
+    apiFloor: () => metered('API floor', () => fnLoad(apiFloor, load)),
     sdk: () => sdk(sdkTenant),
     api: () => api(apiTenant),
   });
@@ -77,6 +80,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
   assertClean(`floor execute (activity), ${callers} callers`, r.floorActivity);
   assertClean(`durable floor POST /runs, ${callers} callers`, r.durableFloor);
   assertClean(`contract floor POST /contract-runs, ${callers} callers`, r.contractFloor);
+  assertClean(`API floor POST /api-runs, ${callers} callers`, r.apiFloor);
   assertClean(`SDK execute of runWorkflow, ${callers} callers`, r.sdk);
   assertClean(`API wait: true, ${callers} callers`, r.api);
   // Only runs that came back `succeeded` count as finished (a wait that timed out does not).
@@ -91,7 +95,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
       baseline: r.floorLocal.perSecond,
       baselineName: 'floor execute, local activity',
       target: { op: '>=', bound: 0.7, text: '≥ 0.70×' },
-      floor: { name: 'contract floor', value: r.contractFloor.perSecond },
+      floor: { name: 'API floor', value: r.apiFloor.perSecond },
     }),
   ];
   const details: Detail[] = [
@@ -106,6 +110,10 @@ export async function finishRunsScenario(ctx: BenchContext) {
     {
       title: `runs finished/s, ${callers} callers: contract floor (${CONTRACT_FLOOR_SHAPE}; against the floor)`,
       value: `${round(r.contractFloor.perSecond, 1)} /s (${round(r.contractFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
+    },
+    {
+      title: `runs finished/s, ${callers} callers: API floor (${API_FLOOR_SHAPE}; against the floor)`,
+      value: `${round(r.apiFloor.perSecond, 1)} /s (${round(r.apiFloor.perSecond / r.floorLocal.perSecond, 2)}×)`,
     },
     { title: `wait: true answers not yet succeeded, ${callers} callers`, value: String(apiOther) },
     ...Object.entries(cpuPerRun).map(([side, perProcess]) => ({
@@ -129,6 +137,7 @@ export async function finishRunsScenario(ctx: BenchContext) {
         floorActivity: r.floorActivity.perSecond,
         durableFloor: r.durableFloor.perSecond,
         contractFloor: r.contractFloor.perSecond,
+        apiFloor: r.apiFloor.perSecond,
         sdk: r.sdk.perSecond,
       },
       apiNotSucceeded: apiOther,
