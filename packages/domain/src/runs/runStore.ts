@@ -365,9 +365,9 @@ export function createRunStore(
      * step as stored (an output expression) waits for the write, and is not made when the write
      * was fenced off. The claim is the transaction's last statement (takeSlot; with the ending's
      * release, endSlot), sent with the COMMIT, so the workspace's slot lock is held neither while
-     * an expression runs nor across a round trip; when no slot is free the transaction is undone and the run
-     * joins the line alone (`claim.granted` false, the step's result dropped), unless a slot came
-     * free meanwhile. `step` is null when the write was fenced off (an earlier attempt settled
+     * an expression runs nor across a round trip; when no slot is free the transaction is undone
+     * and the run joins the line alone (`claim.granted` false, the step's result dropped), unless
+     * a slot came free meanwhile. `step` is null when the write was fenced off (an earlier attempt settled
      * the step).
      */
     async settleLocalStep(
