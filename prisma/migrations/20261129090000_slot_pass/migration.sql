@@ -12,16 +12,19 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT (1937138547::bigint << 32) | (hashtext(p_workspace)::bigint & 4294967295)
 $$;
 
+-- The workspace's concurrency figure (0 for a workspace that is gone).
+CREATE FUNCTION svc_slot_figure(p_workspace TEXT, p_limits JSONB) RETURNS INT
+LANGUAGE sql AS $$
+  SELECT COALESCE((SELECT svc_plan_figure(w.plan, w.concurrency, p_limits) FROM workspaces w WHERE w.id = p_workspace), 0)
+$$;
+
 -- Takes the workspace's slot lock exclusively and returns its figure (read after the lock, so
 -- from a snapshot that sees every change made under the lock before).
 CREATE OR REPLACE FUNCTION svc_lock_slots(p_workspace TEXT, p_limits JSONB) RETURNS INT
 LANGUAGE plpgsql AS $$
-DECLARE
-  lim INT;
 BEGIN
   PERFORM pg_advisory_xact_lock(svc_slot_lock_key(p_workspace));
-  SELECT svc_plan_figure(w.plan, w.concurrency, p_limits) INTO lim FROM workspaces w WHERE w.id = p_workspace;
-  RETURN COALESCE(lim, 0);
+  RETURN svc_slot_figure(p_workspace, p_limits);
 END
 $$;
 
@@ -52,8 +55,8 @@ BEGIN
     IF NOT svc_runs_wait(p_workspace) THEN
       SELECT s.holding INTO held FROM run_slots s WHERE s.run_id = p_run;
       IF held IS NOT NULL THEN
-        IF NOT held AND p_claim_key IS NOT NULL AND (SELECT count(*) FROM run_slots WHERE workspace_id = p_workspace AND holding) >= (
-            SELECT svc_plan_figure(w.plan, w.concurrency, p_limits) FROM workspaces w WHERE w.id = p_workspace) THEN
+        IF NOT held AND p_claim_key IS NOT NULL
+           AND (SELECT count(*) FROM run_slots WHERE workspace_id = p_workspace AND holding) >= svc_slot_figure(p_workspace, p_limits) THEN
           RAISE EXCEPTION 'no free slot for run %', p_run USING ERRCODE = 'SV001';
         END IF;
         DELETE FROM run_slots WHERE run_id = p_run;
