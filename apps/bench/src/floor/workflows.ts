@@ -44,17 +44,28 @@ export async function floorDurable(input: { runId: string }): Promise<Greeting> 
 }
 
 /**
- * The contract floor (durableApi.ts `POST /contract-runs`): the durable floor's run with what
- * svc's contract asks of its workflow on Temporal. Started by update-with-start with the
- * caller's wait, which answers once the run has succeeded, or when the caller's wait is over;
- * and its status search attribute kept current (its start sets the others).
+ * What svc's contract asks of a run's workflow on Temporal: the caller's wait (contractWait)
+ * answers `succeeded` once the run has, or `running` when the wait is over first; at its end the
+ * status search attribute is kept current (its start sets the others). Returns the run's end.
  */
-export async function floorContract(input: { runId: string }): Promise<Greeting> {
+function contractRun(): () => void {
   let done = false;
   setHandler(contractWait, async (timeoutMs) => ((await condition(() => done, timeoutMs)) ? 'succeeded' : 'running'));
+  return () => {
+    done = true;
+    upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
+  };
+}
+
+/**
+ * The contract floor (durableApi.ts `POST /contract-runs`): the durable floor's run with what
+ * svc's contract asks of its workflow on Temporal (contractRun), started by update-with-start
+ * with the caller's wait.
+ */
+export async function floorContract(input: { runId: string }): Promise<Greeting> {
+  const succeeded = contractRun();
   const output = await stored.greetStored(input.runId);
-  done = true;
-  upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
+  succeeded();
   return output;
 }
 
@@ -65,11 +76,9 @@ const api = proxyLocalActivities<ApiFloorActivities>(options);
  * workflow around a step that takes a slot of the workspace's (or waits a second for one).
  */
 export async function floorApi(input: ApiRunInput): Promise<void> {
-  let done = false;
-  setHandler(contractWait, async (timeoutMs) => ((await condition(() => done, timeoutMs)) ? 'succeeded' : 'running'));
+  const succeeded = contractRun();
   while (!(await api.apiStep(input))) await sleep('1 second');
-  done = true;
-  upsertSearchAttributes([{ key: CONTRACT_RUN_STATUS, value: 'succeeded' }]);
+  succeeded();
 }
 
 const withDelivery = proxyLocalActivities<FloorDeliveryActivities>(options);
