@@ -169,10 +169,10 @@ export const configSchema = z.object({
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   // --- Memory per process (README "Performance": each figure measured with `npm run bench`) ---
   /**
-   * Expression-sandbox threads the gateway may start (on first use). The gateway only validates
-   * run input there, well under a millisecond a call; each thread is an isolate of ~15–30 MB.
+   * Sandbox threads the gateway may start (on first use) to validate run input. No workspace runs
+   * on every thread at once, so with two a second starts only when two workspaces validate at once.
    */
-  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /** Expression-sandbox threads each worker may start: transforms, conditions and templates of every step. */
   WORKER_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /**

@@ -12,7 +12,7 @@ export {
 } from './evaluate';
 export { expressionErrorCode } from './expressionError';
 export { stepOutputReference } from './stepReference';
-export { SANDBOX_LIMITS, closeSandbox, configureSandbox } from './sandbox/pool';
+export { SANDBOX_LIMITS, SandboxBusyError, closeSandbox, configureSandbox, sandboxStats } from './sandbox/pool';
 export {
   TemplateSyntaxError,
   compileTemplates,
