@@ -401,13 +401,11 @@ export interface components {
     StartRunRequest: {
       /** @description The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. No string in it may contain U+0000. */
       input: {
-        [key: string]: components['schemas']['JsonValue'];
+        [key: string]: unknown;
       };
       /** @description Hold the request until the run settles or 25 s pass. */
       wait?: boolean;
     };
-    /** @description Any JSON value; no string in it (value or key) may contain U+0000. */
-    JsonValue: unknown;
     DecideReviewRequest: {
       /**
        * @description `approve`/`reject` (the resource spellings `approved`/`rejected` are accepted too).
@@ -422,6 +420,8 @@ export interface components {
     TriggerPayload: {
       [key: string]: components['schemas']['JsonValue'];
     };
+    /** @description Any JSON value; no string in it (value or key) may contain U+0000. */
+    JsonValue: unknown;
     CreateWebhookEndpointRequest: {
       /**
        * @description https only. Literal loopback, private, link-local, CGNAT, metadata, multicast and reserved addresses are refused (422 url_not_allowed); host names are checked on every resolved address when connecting.

@@ -68,6 +68,12 @@ export const JsonValue: z.ZodType<unknown> = z
 /** A JSON object as run input: any members, no U+0000 in any string. */
 export const JsonObject = z.record(StorableString, JsonValue);
 
+/**
+ * A JSON object in a request, checked here only for being one: the service walks it once itself
+ * (depth, U+0000, size), where a recursive schema would cost many times its size on every request.
+ */
+export const RequestJsonObject = z.record(z.string(), z.unknown());
+
 /** A path parameter holding an id with its prefix (packages/domain/src/ids.ts): any other value is not found. */
 export function idParam(prefix: string, example: string) {
   return z

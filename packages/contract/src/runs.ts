@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, JsonObject, PageQuery, pageOf, Timestamp } from './common';
+import { idParam, PageQuery, pageOf, RequestJsonObject, Timestamp } from './common';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting_for_review', 'cancelled'] as const;
@@ -8,7 +8,7 @@ export const RunIdParams = z.object({ run_id: idParam('run', 'run_0123456789abcd
 
 export const StartRunBody = z
   .strictObject({
-    input: JsonObject.meta({
+    input: RequestJsonObject.meta({
       description:
         'The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. ' +
         'No string in it may contain U+0000.',

@@ -1,5 +1,4 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/jsonDepth';
-import { writeJson } from '../shared/jsonWriter';
 
 /**
  * The most a step's output (or a run's output) may take in the read model, as JSON. Outputs
@@ -16,13 +15,12 @@ export const MAX_STEP_OUTPUT_BYTES = 2 * 1024 * 1024;
  */
 export const MAX_OUTPUT_DEPTH = MAX_JSON_DEPTH;
 
-/** Bytes a JSON value takes once serialized (what PostgreSQL stores), counted without building the text, at any depth. */
+/**
+ * Bytes a JSON value takes once serialized (what PostgreSQL stores). V8's serializer recurses, so
+ * callers first bound the value's depth (every value here passed a MAX_JSON_DEPTH check).
+ */
 export function jsonBytes(value: unknown): number {
-  let bytes = 0;
-  writeJson(value, (chunk) => {
-    bytes += Buffer.byteLength(chunk);
-  });
-  return bytes;
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
 /** Why an output cannot be stored (depth first: a deep value is refused without serializing it), or null. */
