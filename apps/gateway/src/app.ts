@@ -16,7 +16,7 @@ import { requestId } from './middleware/requestId';
 import { healthRoutes } from './routes/health';
 import { reviewPageRoutes } from './routes/reviewPages';
 import { hookRoutes } from './routes/hooks';
-import { runReadsWithKey, runRoutes } from './routes/runs';
+import { runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 import { docsRoutes } from './routes/docs';
@@ -55,8 +55,6 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
-  // What polling clients and starts read first is read with the key (routes/runs.ts).
-  runReadsWithKey(api);
   api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
   api.use(limits.perKey);

@@ -4,7 +4,6 @@ import { AppError, authenticateRequest, hashApiKey, requireScope } from '@svc/do
 import type { Principal, Scope } from '@svc/domain';
 import type { KeyLeases } from '../ratelimit/keyLeases';
 import type { KeyCounts } from '../ratelimit/limiter';
-import { alongsideOf, keepAlongside } from './readAlongside';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -22,12 +21,10 @@ export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
     try {
       // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.
       // A request the key's lease covers reads the key without counting (ratelimit/keyLeases.ts).
-      // A route marked readAlongside has its read made in that statement too.
-      const alongside = alongsideOf(res);
       const now = Date.now();
       let lease = leases.claim(leaseId, now);
       // The lease is keyed by the key's hash, which the statement looks the key up by.
-      const check = { now, alongside, keyHash: leaseId };
+      const check = { now, keyHash: leaseId };
       let auth = await authenticateRequest(db, presented, { ...check, take: lease ? 0 : leases.sizeFor(leaseId, now) });
       if (lease && !lease.fits(auth.principal.limits)) {
         // The plan changed since the lease was taken: counted on its own, under the new figures.
@@ -41,7 +38,6 @@ export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
         ? { lease }
         : auth.key && { leaseId, key: auth.key, workspace: auth.workspace, taken: auth.taken };
       res.locals.keyCounts = counts;
-      if (alongside) keepAlongside(res, auth.alongside);
     } catch (err) {
       if (err instanceof AppError) {
         leases.drop(leaseId);
