@@ -74,7 +74,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(docsRoutes(openapi));
   // The web console for workspace members (API.md §11): sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
-  app.use('/console', consoleRouter({ ...deps, mailer }));
+  app.use('/console', consoleRouter({ ...deps, mailer, addresses }));
 
   app.use(notFound);
   app.use(bodyParserErrors);
