@@ -55,6 +55,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** The longest one database statement may run (PostgreSQL statement_timeout on every connection); past it: 503. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
