@@ -521,6 +521,13 @@ export interface components {
       }[];
       /** @description run_not_cancellable: the status the run is in. */
       run_status?: string;
+      /**
+       * @description limit_exceeded: the per-workspace cap that was reached.
+       * @enum {string}
+       */
+      limit?: 'webhook_endpoints' | 'secrets' | 'review_assignees';
+      /** @description limit_exceeded: the workspace's figure for that cap. */
+      limit_value?: number;
     } & {
       [key: string]: unknown;
     };
@@ -2055,7 +2062,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Validation failed (validation_failed), or the URL is not https or targets a refused address (url_not_allowed). */
+      /** @description Validation failed (validation_failed), the URL is not https or targets a refused address (url_not_allowed), or the workspace already holds its cap of webhook endpoints (limit_exceeded: `limit` names the cap, `limit_value` its figure; nothing is created). */
       422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
