@@ -620,17 +620,13 @@ export interface components {
       data: components['schemas']['RunSummary'][];
       next_cursor: string | null;
     };
-    /** @description A run as listed (without steps). */
+    /** @description A run as listed: without `input`, `output`, `steps` and `review` (read the run for those). */
     RunSummary: {
       id: string;
       workflow_id: string;
       workflow_version: number;
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
-      input: {
-        [key: string]: unknown;
-      };
-      output: unknown;
       error: {
         /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
@@ -1028,7 +1024,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page of runs (without steps), newest first. */
+      /** @description A page of runs, newest first, without `steps`, `input` and `output` (read one run for those). */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1503,6 +1499,18 @@ export interface operations {
       };
       /** @description A body not sent as Content-Type: application/json (unsupported_media_type). */
       415: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A body other than nothing or `{}` (validation_failed). */
+      422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];

@@ -73,6 +73,9 @@ export const JsonValue: z.ZodType<unknown> = z
 /** A JSON object as run input: any members, no U+0000 in any string. */
 export const JsonObject = z.record(StorableString, JsonValue);
 
+/** Actions without a request body (cancel, rotate, retry): nothing, or an empty object. */
+export const NoRequestBody = z.strictObject({}).optional();
+
 /** A path parameter holding an id with its prefix (packages/domain/src/ids.ts): any other value is not found. */
 export function idParam(prefix: string, example: string) {
   return z

@@ -1,5 +1,5 @@
 import type { IRouter, Response } from 'express';
-import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
+import { DecideReviewBody, ListRunsQuery, NoRequestBody, StartRunBody } from '@svc/contract';
 import {
   cancelRun,
   decideReview,
@@ -17,6 +17,9 @@ import { parseBody, parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/jsonBody';
 import { alongsideAnswer, readAlongside } from '../middleware/readAlongside';
+
+/** An action that takes no body reads at most this much of one (`{}` is accepted; anything else is refused). */
+const NO_BODY_LIMIT = 1024;
 
 /** Aborts when the client goes away before we answered; the run itself is never touched. */
 function clientGone(res: Response): AbortSignal {
@@ -88,7 +91,8 @@ export function runRoutes(r: IRouter, deps: GatewayDeps): void {
     res.json(run);
   });
 
-  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {
+  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(NO_BODY_LIMIT), async (req, res) => {
+    parseBody(NoRequestBody, req.body);
     res.json(
       await cancelRun(
         { prisma: deps.prisma, control: deps.control },
