@@ -28,16 +28,29 @@ const openScopes = new WeakMap<Connection['callContextStorage'], number>();
  * opened on the same connection other than through this one would lose its context when this
  * one turns it off: svc opens none (the bench's baselines do, in a process of their own).
  */
-export async function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+export function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  return inCallScope(client, () => client.withAbortSignal(signal, fn));
+}
+
+/**
+ * `client.withDeadline`, under the same accounting as withAbortSignal. A NativeConnection (a
+ * worker's) honours a deadline but not an abort signal.
+ */
+export function withDeadline<T>(client: Client, deadline: number, fn: () => Promise<T>): Promise<T> {
+  return inCallScope(client, () => client.withDeadline(deadline, fn));
+}
+
+/** Runs `open` (a call scope of the client) and switches the call context off when it was the last one open. */
+async function inCallScope<T>(client: Client, open: () => Promise<T>): Promise<T> {
   const storage = client.connection instanceof Connection ? client.connection.callContextStorage : undefined;
   if (storage) openScopes.set(storage, (openScopes.get(storage) ?? 0) + 1);
   try {
-    return await client.withAbortSignal(signal, fn);
+    return await open();
   } finally {
     if (storage) {
-      const open = openScopes.get(storage)! - 1;
-      openScopes.set(storage, open);
-      if (open === 0) storage.disable();
+      const stillOpen = openScopes.get(storage)! - 1;
+      openScopes.set(storage, stillOpen);
+      if (stillOpen === 0) storage.disable();
     }
   }
 }
