@@ -32,7 +32,10 @@ export function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () =
 /** The longest a request's own Temporal call (a start, a describe, a cancel, a decision) may take: past it, 503. */
 export const TEMPORAL_CALL_DEADLINE_MS = 10_000;
 
-/** Runs `fn` (Temporal calls) under a deadline: past it a call fails with gRPC DEADLINE_EXCEEDED (isTemporalUnavailable). */
+/**
+ * Runs `fn` (Temporal calls) under a deadline: past it a call fails with gRPC DEADLINE_EXCEEDED
+ * (isTemporalUnavailable). A worker's NativeConnection honours a deadline but not an abort signal.
+ */
 export function withDeadline<T>(client: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_DEADLINE_MS): Promise<T> {
   return withCallContext(client, () => client.withDeadline(Date.now() + ms, fn));
 }

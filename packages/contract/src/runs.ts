@@ -106,5 +106,9 @@ const runFields = {
 };
 
 export const Run = z.object({ ...runFields, steps: z.array(Step), review: Review.nullable() }).meta({ id: 'Run' });
-export const RunSummary = z.object(runFields).meta({ id: 'RunSummary', description: 'A run as listed (without steps).' });
+/** What a list shows of a run: everything but its data, so a page stays small whatever the runs hold. */
+export const RunSummary = z
+  .object(runFields)
+  .omit({ input: true, output: true })
+  .meta({ id: 'RunSummary', description: 'A run as listed: without `input`, `output`, `steps` and `review` (read the run for those).' });
 export const RunList = pageOf(RunSummary, 'RunList');
