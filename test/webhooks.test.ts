@@ -708,7 +708,7 @@ describe('an attempt and its log entry', () => {
     await fire(t);
     const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
     const events = await historyOf(d.id);
-    expect(events[0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('deliveryWorkflowV3');
+    expect(events[0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('deliveryWorkflow');
     expect(events.filter((e) => e.workflowTaskStartedEventAttributes)).toHaveLength(1);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     expect(markers(events)).toHaveLength(1);

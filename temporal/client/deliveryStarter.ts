@@ -6,7 +6,7 @@ import { deliveryWorkflowId, makeDeliveriesDue, markDeliveriesDispatched, undisp
 import type { DeliveryRef } from '@svc/domain';
 import type { DeliveryWorkflowInput } from '../shared/deliveryTypes';
 import { SA_WORKSPACE_ID } from '../shared/searchAttributes';
-import type { deliveryWorkflowV3 } from '../workflows/deliveryWorkflow';
+import type { deliveryWorkflow } from '../workflows/deliveryWorkflow';
 import { withDeadline } from './connection';
 
 export interface DeliveryStarter {
@@ -82,7 +82,7 @@ export function createDeliveryStarter(opts: DeliveryStarterOptions): DeliverySta
       const handle = await withDeadline(
         opts.client,
         () =>
-          opts.client.workflow.start<typeof deliveryWorkflowV3>('deliveryWorkflowV3', {
+          opts.client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
             workflowId: deliveryWorkflowId(ref.id, ref.generation),
             taskQueue: opts.taskQueue,
             args: [input],

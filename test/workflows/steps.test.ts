@@ -20,22 +20,6 @@ describe('runWorkflow steps (fake activities)', () => {
     });
   });
 
-  it('runs a run begun as runWorkflow (before runWorkflowV2) the same way, behind its engine patch', async () => {
-    await withWorker({}, async ({ client, start, calls }) => {
-      const v1 = await start({ name: 'T', slug: 't', steps: [transform('shape')] }, 'runWorkflow');
-      expect(await v1.result()).toEqual({ status: 'succeeded' });
-      expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
-      const markers = async (id: string) =>
-        ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
-          (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
-        );
-      expect(await markers(v1.workflowId)).toHaveLength(1);
-      const v2 = await start({ name: 'T', slug: 't', steps: [transform('shape')] });
-      expect(await v2.result()).toEqual({ status: 'succeeded' });
-      expect(await markers(v2.workflowId)).toHaveLength(0);
-    });
-  });
-
   it('ends the run failed with the error of a step that failed, running no later step', async () => {
     const error = { code: 'http_status', message: 'The server answered 503' };
     await withWorker({ executeStep: async () => ({ status: 'failed', error }) }, async ({ start, calls, fakes }) => {

@@ -3,7 +3,7 @@ import type { DbHandle } from '@svc/db';
 import { findWorkflow, newId } from '@svc/domain';
 import type { LaunchRequest } from '@svc/domain';
 import { RUN_WORKFLOW_TYPE, runStartOptions } from '@svc/temporal';
-import type { runWorkflowV2 } from '@svc/temporal/dist/workflows/runWorkflow';
+import type { runWorkflow } from '@svc/temporal/dist/workflows/runWorkflow';
 import { BENCH_INPUT } from './fixtures';
 import type { Tenant } from './fixtures';
 
@@ -94,7 +94,7 @@ export class SdkBaseline {
   /** `client.workflow.start`: returns once Temporal has accepted the run. */
   readonly start = async (): Promise<void> => {
     const req = this.next();
-    await this.client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, this.options(req));
+    await this.client.workflow.start<typeof runWorkflow>(RUN_WORKFLOW_TYPE, this.options(req));
   };
 
   /** `client.workflow.execute`: returns once the run's workflow has completed. */
@@ -102,7 +102,7 @@ export class SdkBaseline {
     const req = this.next();
     // As `wait: true` gives up after RUN_WAIT_TIMEOUT_MS, never wait forever for a stuck run.
     const result = await this.client.withAbortSignal(AbortSignal.timeout(EXECUTE_TIMEOUT_MS), () =>
-      this.client.workflow.execute<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, this.options(req)),
+      this.client.workflow.execute<typeof runWorkflow>(RUN_WORKFLOW_TYPE, this.options(req)),
     );
     if (result.status !== 'succeeded') throw new Error(`run ${req.runId} ended ${result.status}`);
     this.lastExecutedId = req.temporalWorkflowId;

@@ -30,7 +30,7 @@ import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { newId } from '@svc/domain';
 import type { LaunchRequest } from '@svc/domain';
 import { RUN_WORKFLOW_TYPE, runStartOptions } from '@svc/temporal';
-import type { runWorkflowV2 } from '@svc/temporal/dist/workflows/runWorkflow';
+import type { runWorkflow } from '@svc/temporal/dist/workflows/runWorkflow';
 import express from 'express';
 import { Pool } from 'pg';
 import { apiFloorRoutes } from './apiRoutes';
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
         input,
         JSON.stringify(steps),
       ]);
-      await client.workflow.start<typeof runWorkflowV2>(
+      await client.workflow.start<typeof runWorkflow>(
         RUN_WORKFLOW_TYPE,
         runStartOptions({ ...launch, input, runId, temporalWorkflowId: runId }, SVC_TASK_QUEUE),
       );
