@@ -10,11 +10,16 @@
  *   - URL-encoded (`encodeURIComponent`), as in query strings.
  * Overlapping matches of different secrets are merged, so no fragment of either leaks.
  * Existing `[REDACTED]` markers are left alone, so redacting twice changes nothing.
+ * Each string is read once, all patterns at a time (secretMatcher.ts): time linear in
+ * the text whatever the secrets, since redaction runs on a thread every workspace shares.
  *
  * Secrets of ANY non-zero length are redacted, even 1–3 characters: a short secret is
  * a weak secret but still one, and leaking it is worse than over-redacting ordinary text
  * that happens to contain the same characters. Empty strings are ignored.
  */
+
+import { compilePatterns, replaceMatches } from './secretMatcher';
+import type { PatternMatcher } from './secretMatcher';
 
 export const REDACTED = '[REDACTED]';
 
@@ -53,47 +58,6 @@ export function secretPatterns(secretValues: readonly unknown[]): string[] {
   return [...set].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 }
 
-/** Replaces every (possibly overlapping) occurrence of the patterns in one string. */
-function redactString(s: string, patterns: readonly string[]): string {
-  if (s.length === 0 || patterns.length === 0) return s;
-  // Intervals [start, end) that must disappear.
-  const hits: Array<[number, number]> = [];
-  // Existing markers are protected so that redaction is idempotent.
-  const protectedRanges: Array<[number, number]> = [];
-  for (let i = s.indexOf(REDACTED); i >= 0; i = s.indexOf(REDACTED, i + REDACTED.length)) {
-    protectedRanges.push([i, i + REDACTED.length]);
-  }
-  const insideMarker = (a: number, b: number) => protectedRanges.some(([p, q]) => a >= p && b <= q);
-  for (const pat of patterns) {
-    if (pat.length > s.length) continue;
-    for (let i = s.indexOf(pat); i >= 0; i = s.indexOf(pat, i + 1)) {
-      if (!insideMarker(i, i + pat.length)) hits.push([i, i + pat.length]);
-    }
-  }
-  if (hits.length === 0) return s;
-  hits.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  let out = '';
-  let pos = 0;
-  let cur: [number, number] | null = null;
-  for (const h of hits) {
-    if (cur && h[0] <= cur[1]) {
-      // overlapping or touching: extend
-      if (h[1] > cur[1]) cur[1] = h[1];
-      continue;
-    }
-    if (cur) {
-      out += s.slice(pos, cur[0]) + REDACTED;
-      pos = cur[1];
-    }
-    cur = [h[0], h[1]];
-  }
-  if (cur) {
-    out += s.slice(pos, cur[0]) + REDACTED;
-    pos = cur[1];
-  }
-  return out + s.slice(pos);
-}
-
 function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   // defineProperty, so that a key named "__proto__" stays an ordinary own property.
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
@@ -104,22 +68,23 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
  * receivers and expressions, so no depth may overflow the call stack. A container is
  * created when first met and filled when popped; `seen` keeps shared parts and cycles.
  */
-function redactDeep(root: unknown, patterns: readonly string[]): unknown {
+function redactDeep(root: unknown, matcher: PatternMatcher): unknown {
+  const redactString = (s: string): string => replaceMatches(s, matcher, REDACTED);
   const seen = new WeakMap<object, unknown>();
   const toFill: Array<[object, unknown[] | Record<string, unknown>]> = [];
   const copy = (value: unknown): unknown => {
-    if (typeof value === 'string') return redactString(value, patterns);
+    if (typeof value === 'string') return redactString(value);
     if (value === null || typeof value !== 'object') return value;
     const existing = seen.get(value);
     if (existing !== undefined) return existing;
     if (value instanceof Date) return new Date(value.getTime());
-    if (Buffer.isBuffer(value)) return Buffer.from(redactString(value.toString('utf8'), patterns), 'utf8');
+    if (Buffer.isBuffer(value)) return Buffer.from(redactString(value.toString('utf8')), 'utf8');
     let out: unknown[] | Record<string, unknown>;
     if (Array.isArray(value)) out = [];
     else if (value instanceof Error) {
-      const e = new Error(redactString(value.message, patterns));
+      const e = new Error(redactString(value.message));
       e.name = value.name;
-      e.stack = value.stack === undefined ? undefined : redactString(value.stack, patterns);
+      e.stack = value.stack === undefined ? undefined : redactString(value.stack);
       out = e as unknown as Record<string, unknown>;
     } else {
       // Other class instances (Map, typed arrays…) are not JSON data: their own enumerable
@@ -134,27 +99,34 @@ function redactDeep(root: unknown, patterns: readonly string[]): unknown {
   while (toFill.length > 0) {
     const [from, out] = toFill.pop() as [object, unknown[] | Record<string, unknown>];
     if (Array.isArray(out)) for (const item of from as unknown[]) out.push(copy(item));
-    else for (const [k, v] of Object.entries(from)) setOwn(out, redactString(k, patterns), copy(v));
+    else for (const [k, v] of Object.entries(from)) setOwn(out, redactString(k), copy(v));
   }
   return result;
 }
 
 /**
- * Deep copy of `value` with every secret value replaced by `"[REDACTED]"` in every string
- * and every object key. The input is not modified. Cycles are preserved. Any depth.
+ * A redaction of the given secrets, compiled once: a deep copy of any value with every secret
+ * value replaced by `"[REDACTED]"` in every string and every object key. The input is not
+ * modified. Cycles are preserved. Any depth. Time linear in the strings' lengths.
  */
+export function secretRedactor(secretValues: readonly unknown[]): <T>(value: T) => T {
+  const matcher = compilePatterns(secretPatterns(secretValues));
+  return <T>(value: T): T => redactDeep(value, matcher) as T;
+}
+
+/** {@link secretRedactor} for one value. */
 export function redactSecrets<T>(value: T, secretValues: readonly string[]): T {
-  return redactDeep(value, secretPatterns(secretValues)) as T;
+  return secretRedactor(secretValues)(value);
 }
 
 /** Redacts the secrets in an error message (or any text). */
 export function redactError(message: string, secretValues: readonly string[]): string {
-  return redactString(String(message ?? ''), secretPatterns(secretValues));
+  return redactText(String(message ?? ''), secretValues);
 }
 
 /** Redacts a single string. Same rules as {@link redactSecrets}. */
 export function redactText(text: string, secretValues: readonly string[]): string {
-  return redactString(text, secretPatterns(secretValues));
+  return replaceMatches(text, compilePatterns(secretPatterns(secretValues)), REDACTED);
 }
 
 /**
