@@ -18,6 +18,7 @@
  * that happens to contain the same characters. Empty strings are ignored.
  */
 
+import { isEncodedBody } from '../shared/encodedBody';
 import { compilePatterns, replaceMatches } from './secretMatcher';
 import type { PatternMatcher } from './secretMatcher';
 
@@ -63,13 +64,34 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** A secret set's patterns compiled for text, and (when first needed) for bytes: their UTF-8 bytes as Latin-1 text. */
+interface Matchers {
+  text: PatternMatcher;
+  bytes: () => PatternMatcher;
+}
+
+function compileMatchers(patterns: readonly string[]): Matchers {
+  let bytes: PatternMatcher | undefined;
+  return {
+    text: compilePatterns(patterns),
+    bytes: () => (bytes ??= compilePatterns(patterns.map((p) => Buffer.from(p, 'utf8').toString('latin1')))),
+  };
+}
+
 /**
- * The deep copy behind {@link redactSecrets}, with an explicit stack: outputs come from
+ * The deep copy behind {@link secretRedactor}, with an explicit stack: outputs come from
  * receivers and expressions, so no depth may overflow the call stack. A container is
  * created when first met and filled when popped; `seen` keeps shared parts and cycles.
+ * Bytes (Buffers, and bodies kept as base64) are redacted byte for byte, so what is not
+ * a secret stays exactly as it was.
  */
-function redactDeep(root: unknown, matcher: PatternMatcher): unknown {
-  const redactString = (s: string): string => replaceMatches(s, matcher, REDACTED);
+function redactDeep(root: unknown, matchers: Matchers): unknown {
+  const redactString = (s: string): string => replaceMatches(s, matchers.text, REDACTED);
+  const redactBytes = (bytes: Buffer): Buffer => {
+    const latin1 = bytes.toString('latin1');
+    const out = replaceMatches(latin1, matchers.bytes(), REDACTED);
+    return out === latin1 ? bytes : Buffer.from(out, 'latin1');
+  };
   const seen = new WeakMap<object, unknown>();
   const toFill: Array<[object, unknown[] | Record<string, unknown>]> = [];
   const copy = (value: unknown): unknown => {
@@ -78,7 +100,13 @@ function redactDeep(root: unknown, matcher: PatternMatcher): unknown {
     const existing = seen.get(value);
     if (existing !== undefined) return existing;
     if (value instanceof Date) return new Date(value.getTime());
-    if (Buffer.isBuffer(value)) return Buffer.from(redactString(value.toString('utf8')), 'utf8');
+    if (Buffer.isBuffer(value)) return Buffer.from(redactBytes(value));
+    if (isEncodedBody(value)) {
+      const bytes = Buffer.from(value.data, 'base64');
+      const redacted = redactBytes(bytes);
+      const contentType = value.content_type === null ? null : redactString(value.content_type);
+      return { encoding: value.encoding, content_type: contentType, data: redacted === bytes ? value.data : redacted.toString('base64') };
+    }
     let out: unknown[] | Record<string, unknown>;
     if (Array.isArray(value)) out = [];
     else if (value instanceof Error) {
@@ -110,8 +138,8 @@ function redactDeep(root: unknown, matcher: PatternMatcher): unknown {
  * modified. Cycles are preserved. Any depth. Time linear in the strings' lengths.
  */
 export function secretRedactor(secretValues: readonly unknown[]): <T>(value: T) => T {
-  const matcher = compilePatterns(secretPatterns(secretValues));
-  return <T>(value: T): T => redactDeep(value, matcher) as T;
+  const matchers = compileMatchers(secretPatterns(secretValues));
+  return <T>(value: T): T => redactDeep(value, matchers) as T;
 }
 
 /** {@link secretRedactor} for one value. */
