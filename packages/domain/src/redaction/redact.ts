@@ -18,6 +18,8 @@
  * that happens to contain the same characters. Empty strings are ignored.
  */
 
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { isEncodedBody } from '../shared/encodedBody';
 import { compilePatterns, replaceMatches } from './secretMatcher';
 import type { PatternMatcher } from './secretMatcher';
@@ -64,18 +66,37 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** A secret set's patterns compiled for text, and (when first needed) for bytes: their UTF-8 bytes as Latin-1 text. */
+/** A secret set's patterns compiled for text, and for bytes: their UTF-8 bytes as Latin-1 text (the same when all are ASCII). */
 interface Matchers {
   text: PatternMatcher;
-  bytes: () => PatternMatcher;
+  bytes: PatternMatcher;
 }
 
-function compileMatchers(patterns: readonly string[]): Matchers {
-  let bytes: PatternMatcher | undefined;
-  return {
-    text: compilePatterns(patterns),
-    bytes: () => (bytes ??= compilePatterns(patterns.map((p) => Buffer.from(p, 'utf8').toString('latin1')))),
-  };
+/**
+ * Compiled secret sets by a digest of their values, for a while: a run's activities, and its
+ * workspace's other runs, use the same set, and compiling a large one (a hundred 64 KiB secrets)
+ * takes the shared thread a second or two. Bounded by the automata's states (18 bytes each).
+ */
+const compiledSets = new LRUCache<string, Matchers>({
+  maxSize: 16_000_000,
+  sizeCalculation: (m) => m.text.longest.length + (m.bytes === m.text ? 0 : m.bytes.longest.length),
+  ttl: 10 * 60_000,
+});
+
+function matchersFor(secretValues: readonly unknown[]): Matchers {
+  const digest = createHash('sha256');
+  // UTF-16 code units as they are: UTF-8 would make every unpaired surrogate the same U+FFFD.
+  for (const v of secretValues ?? [])
+    if (typeof v === 'string' && v.length > 0) digest.update(`${v.length}:`).update(Buffer.from(v, 'utf16le'));
+  const key = digest.digest('base64');
+  const known = compiledSets.get(key);
+  if (known) return known;
+  const patterns = secretPatterns(secretValues);
+  const text = compilePatterns(patterns);
+  const ascii = !patterns.some((p) => /[\u0080-\uffff]/.test(p));
+  const matchers = { text, bytes: ascii ? text : compilePatterns(patterns.map((p) => Buffer.from(p, 'utf8').toString('latin1'))) };
+  compiledSets.set(key, matchers);
+  return matchers;
 }
 
 /**
@@ -89,7 +110,7 @@ function redactDeep(root: unknown, matchers: Matchers): unknown {
   const redactString = (s: string): string => replaceMatches(s, matchers.text, REDACTED);
   const redactBytes = (bytes: Buffer): Buffer => {
     const latin1 = bytes.toString('latin1');
-    const out = replaceMatches(latin1, matchers.bytes(), REDACTED);
+    const out = replaceMatches(latin1, matchers.bytes, REDACTED);
     return out === latin1 ? bytes : Buffer.from(out, 'latin1');
   };
   const seen = new WeakMap<object, unknown>();
@@ -138,7 +159,7 @@ function redactDeep(root: unknown, matchers: Matchers): unknown {
  * modified. Cycles are preserved. Any depth. Time linear in the strings' lengths.
  */
 export function secretRedactor(secretValues: readonly unknown[]): <T>(value: T) => T {
-  const matchers = compileMatchers(secretPatterns(secretValues));
+  const matchers = matchersFor(secretValues);
   return <T>(value: T): T => redactDeep(value, matchers) as T;
 }
 
@@ -154,7 +175,7 @@ export function redactError(message: string, secretValues: readonly string[]): s
 
 /** Redacts a single string. Same rules as {@link redactSecrets}. */
 export function redactText(text: string, secretValues: readonly string[]): string {
-  return replaceMatches(text, compilePatterns(secretPatterns(secretValues)), REDACTED);
+  return replaceMatches(text, matchersFor(secretValues).text, REDACTED);
 }
 
 /**
