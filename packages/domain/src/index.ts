@@ -22,6 +22,7 @@ export * from './runs/readRuns';
 export * from './runs/startRun';
 export * from './triggers';
 export * from './events/events';
+export * from './events/runEventData';
 export * from './runs/cancelRun';
 export * from './runs/slots';
 export * from './runs/runStore';

@@ -1,6 +1,7 @@
 import { inOrder, inOrderThenCommit, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
+import { runEventData } from '../events/runEventData';
 import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
 import type { DecidedVia } from '../reviews/decidedVia';
 import { recordEventAndDeliveries } from '../webhooks/fanOut';
@@ -260,7 +261,7 @@ export function createRunStore(
     const [deliveries, { byClaim, byRelease }] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
-      () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),
+      () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, runEventData(run)),
       () =>
         endSlot(tx, {
           workspaceId: f.workspaceId,
@@ -433,7 +434,13 @@ export function createRunStore(
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
         const run = await readSettled(tx, runId, workspaceId);
-        const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, run);
+        const deliveries = await publishIn(
+          tx,
+          workspaceId,
+          'run.waiting_for_review',
+          `${review.id}:run.waiting_for_review`,
+          runEventData(run),
+        );
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };
