@@ -28,6 +28,7 @@ export * from './runs/slots';
 export * from './runs/runStore';
 export * from './runs/settleNotices';
 export * from './runs/limits';
+export * from './runs/runSecrets';
 export * from './reviews/reviews';
 export * from './reviews/decidedVia';
 export * from './webhooks';
