@@ -53,3 +53,17 @@ it('registers every search attribute the code uses, in the compose job and in th
   expect(registered).toEqual(expect.arrayContaining(used));
   expect(Object.keys(SEARCH_ATTRIBUTES).sort()).toEqual(expect.arrayContaining(used));
 });
+
+it("serves the gateway's /metrics on a listener of its own, never on the port the load balancer forwards", () => {
+  const gateway = compose.services.gateway;
+  const metricsAddress = gateway.environment?.METRICS_ADDRESS;
+  expect(metricsAddress).toMatch(/^[^\s]+:\d+$/);
+  const metricsPort = metricsAddress!.slice(metricsAddress!.lastIndexOf(':') + 1);
+  const forwarded = /dynamic a gateway (\d+)/.exec(compose.configs.caddyfile.content)?.[1];
+  expect(forwarded).toBe(gateway.environment?.PORT ?? '8080');
+  expect(metricsPort).not.toBe(forwarded);
+  // Published by no service: only `lb` publishes a port, and it is the API's.
+  const published = Object.values(compose.services).flatMap((s) => (s.ports ?? []).map(String));
+  expect(published.some((p) => p.split(':').pop() === metricsPort)).toBe(false);
+  expect(compose.services.lb.ports).toEqual([`${forwarded}:${forwarded}`]);
+});

@@ -71,7 +71,7 @@ describe('concurrency limits', () => {
     }
   });
 
-  it("claims a local first step's slot in the step's own transaction; with none free, drops the step's result and waits queued", async () => {
+  it("takes a local first step's slot before the step runs; with none free, runs nothing and waits queued", async () => {
     const { key, workspaceId } = await limitedTenant(1);
     const wf = await stack.apply(workspaceId, {
       name: 'Local first',
@@ -88,20 +88,20 @@ describe('concurrency limits', () => {
       (r) => r.steps[1].status === 'running',
     );
     expect([firstRun.status, firstRun.steps[0].output]).toEqual(['running', { i: 0 }]);
-    // The slot's row and the step's were written by one transaction (PostgreSQL's xmin).
+    // The slot was taken before the step's write: by an earlier transaction (PostgreSQL's xmin).
     const writers = await stack.db.prisma.$queryRaw<Array<{ slot: string; step: string }>>`
       SELECT s.xmin::text AS slot, st.xmin::text AS step FROM run_slots s JOIN run_steps st ON st.run_id = s.run_id AND st.key = 'shape'
        WHERE s.run_id = ${first} AND s.holding`;
     expect(writers).toHaveLength(1);
-    expect(writers[0].slot).toBe(writers[0].step);
-    // The second run ran its step, found no slot, and joined the line with nothing else written.
+    expect(BigInt(writers[0].slot)).toBeLessThan(BigInt(writers[0].step));
+    // The second run found no slot and joined the line, its step not run.
     await waitFor(
       () => stack.db.prisma.$queryRaw<Array<{ asked: boolean }>>`SELECT asked FROM run_slots WHERE run_id = ${second} AND NOT holding`,
       (rows) => rows.length === 1 && rows[0].asked,
     );
     const queued = await view(second);
     expect([queued.status, queued.steps[0].status, queued.steps[0].output]).toEqual(['queued', 'pending', null]);
-    // Let in once the first run ends: the step runs again, and the run goes on to its end.
+    // Let in once the first run ends: the step runs, and the run goes on to its end.
     const secondRun = await waitFor(
       () => view(second),
       (r) => r.status === 'succeeded',

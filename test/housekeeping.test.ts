@@ -1,4 +1,4 @@
-import { newId, showTrigger } from '@svc/domain';
+import { LINK_REQUEST_WINDOW_MS, newId, OUTBOX_RETENTION_MS, showTrigger, SIGN_IN_WINDOW_MS, sweepExpired } from '@svc/domain';
 import { createRateLimiter } from '@svc/gateway';
 import { reconcilerScheduleId } from '@svc/temporal';
 import { call } from './helpers/http';
@@ -6,7 +6,7 @@ import { waitFor } from './helpers/fixtures';
 import { startGreetStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
-// Issue 14, housekeeping: the reconciler Schedule sweeps rows that can no longer matter.
+// Housekeeping: the reconciler Schedule sweeps rows that can no longer matter.
 let stack: TestStack;
 let key: string;
 let workspaceId: string;
@@ -77,6 +77,44 @@ it('sweeps console sessions and sign-in links a day after they expired (sessions
   });
   await waitFor(left, (l) => l.sessions.length === 2 && l.links.length === 2);
   expect(await left()).toEqual({ sessions: ['expired-lately', 'live'], links: ['expired-lately', 'live'] });
+});
+
+it('sweeps outbox mail past its retention, and sign-in failures and link requests past their throttle windows', async () => {
+  const { prisma } = stack.db;
+  const tag = newId('mem');
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  const minute = 60_000;
+  await prisma.outboxEmail.createMany({
+    data: [
+      { recipients: [`old@${tag}.test`], subject: 'old', textBody: 'x', createdAt: ago(OUTBOX_RETENTION_MS + minute) },
+      { recipients: [`kept@${tag}.test`], subject: 'kept', textBody: 'x', createdAt: ago(OUTBOX_RETENTION_MS - 60 * minute) },
+    ],
+  });
+  await prisma.signInFailure.createMany({
+    data: [
+      { email: `old@${tag}.test`, address: tag, at: ago(SIGN_IN_WINDOW_MS + minute) },
+      { email: `kept@${tag}.test`, address: tag, at: ago(SIGN_IN_WINDOW_MS - minute) },
+    ],
+  });
+  await prisma.signInLinkRequest.createMany({
+    data: [
+      { email: `old@${tag}.test`, at: ago(LINK_REQUEST_WINDOW_MS + minute) },
+      { email: `kept@${tag}.test`, at: ago(LINK_REQUEST_WINDOW_MS - minute) },
+    ],
+  });
+  const left = async () => ({
+    outbox: (await prisma.outboxEmail.findMany({ where: { recipients: { hasSome: [`old@${tag}.test`, `kept@${tag}.test`] } } })).map(
+      (m) => m.subject,
+    ),
+    failures: (await prisma.signInFailure.findMany({ where: { address: tag } })).map((f) => f.email),
+    linkRequests: (await prisma.signInLinkRequest.findMany({ where: { email: { endsWith: `@${tag}.test` } } })).map((r) => r.email),
+  });
+  // Passes until one finds nothing more to delete (older rows of other tests go too, a batch at a time).
+  for (let pass = 0; pass < 100; pass++) {
+    const swept = await sweepExpired(prisma);
+    if (swept.outboxEmails + swept.signInFailures + swept.signInLinkRequests === 0) break;
+  }
+  expect(await left()).toEqual({ outbox: ['kept'], failures: [`kept@${tag}.test`], linkRequests: [`kept@${tag}.test`] });
 });
 
 it('a gateway sweeps rate-limit rows whose window ended over an hour ago', async () => {

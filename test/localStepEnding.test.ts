@@ -1,17 +1,16 @@
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { createRunStore } from '@svc/domain';
+import { claimSlot, createRunStore } from '@svc/domain';
 import type { FinishRun } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
-import { oneSlotWorkflow } from './helpers/runs';
 import { recordWire } from './helpers/wire';
 
 /**
  * A one-step run's end as its local activity writes it (runStore settleLocalStep), on the pool's
  * pipelined connections: the step's write and the run's ending go out in one round trip when the
  * ending needs nothing of the step as stored (no output expression, or one naming a step's
- * output); an output expression the sandbox evaluates waits for the write. The slot's claim goes
+ * output); an output expression the sandbox evaluates waits for the write. The slot's release goes
  * out last, with the COMMIT, so the workspace's slot lock is never held across a round trip.
  */
 let stack: TestStack;
@@ -30,7 +29,7 @@ afterAll(async () => {
 
 const FIRST_BATCH = ['send BEGIN', 'send WITH', 'send WITH', 'send SELECT', 'answer BEGIN'];
 
-it('sends the step and a ready ending together, the claim with the COMMIT, and ends the run on its step as stored', async () => {
+it('sends the step and a ready ending together, the release with the COMMIT, and ends the run on its step as stored', async () => {
   const { key, workspaceId } = await stack.tenant();
   const wf = await stack.apply(workspaceId, {
     name: 'Ended together',
@@ -63,15 +62,17 @@ it('sends the step and a ready ending together, the claim with the COMMIT, and e
           fence: 1,
           readBack: typeof end === 'function',
         },
-        { claim: { runId, workspaceId, grantKey: `${runId}:claim:0` }, ending: end },
+        end,
       );
 
+    // Each run holds its slot before its step runs, as the step's activity takes it first.
+    for (const runId of [ready, workedOut])
+      expect((await claimSlot(db.sql, { runId, workspaceId, grantKey: `${runId}:claim` })).granted).toBe(true);
     wire.length = 0;
     const together = await settle(ready, ending(ready));
     expect(together.end?.status).toBe('succeeded');
     // BEGIN, the step's write, the ending and the run's read, before any answer; then the event
-    // (its deliveries in the same statement), the slot's claim and release (one statement,
-    // svc_end_slot) and the COMMIT, before any of their answers: two round trips in all, and the
+    // (its deliveries in the same statement), the slot's release (svc_end_slot) and the COMMIT, before any of their answers: two round trips in all, and the
     // slot's lock is held for none of them.
     expect(wire.slice(0, FIRST_BATCH.length)).toEqual(FIRST_BATCH);
     const lastBatch = ['send WITH', 'send SELECT', 'send COMMIT'];
@@ -94,46 +95,8 @@ it('sends the step and a ready ending together, the claim with the COMMIT, and e
         { greeting: 'hi' },
       ]);
     }
-    // Each run's slot was claimed and given back in its transaction.
+    // Each run's slot was given back in its transaction.
     const slots = await db.pool.query('SELECT run_id FROM run_slots WHERE run_id = ANY($1)', [[ready, workedOut]]);
     expect(slots.rows).toEqual([]);
-  });
-});
-
-it("claims a first step's slot with the COMMIT, and undoes the step when no slot is free", async () => {
-  const { workspaceId, start } = await oneSlotWorkflow(stack, 'claimed-last');
-  await stack.withoutWorker(async () => {
-    const [first, second] = [await start(), await start()];
-    const store = createRunStore(db.prisma, { dispatchDelayMs: 30_000, sql: db.sql });
-    const settle = (runId: string) =>
-      store.settleLocalStep(
-        runId,
-        'shape',
-        { status: 'succeeded', attempts: 1, startedAt: new Date(), output: 'x', fence: 1, readBack: true },
-        { claim: { runId, workspaceId, grantKey: `${runId}:claim:0` } },
-      );
-    const stateOf = async (runId: string) => {
-      const step = await db.pool.query("SELECT status, output FROM run_steps WHERE run_id = $1 AND key = 'shape'", [runId]);
-      const slot = await db.pool.query('SELECT asked, holding FROM run_slots WHERE run_id = $1', [runId]);
-      return { step: step.rows[0], slot: slot.rows };
-    };
-
-    // The one slot is free: the step's write, then the claim with the COMMIT behind it.
-    wire.length = 0;
-    const granted = await settle(first);
-    expect([granted.claim?.granted, granted.step]).toEqual([true, { output: 'x', status: 'succeeded' }]);
-    expect(wire.filter((w) => w.startsWith('send'))).toEqual(['send BEGIN', 'send WITH', 'send SELECT', 'send COMMIT']);
-    expect(wire.slice(wire.indexOf('send SELECT'), wire.indexOf('send SELECT') + 3)).toEqual([
-      'send SELECT',
-      'send COMMIT',
-      'answer SELECT',
-    ]);
-    expect(await stateOf(first)).toEqual({ step: { status: 'succeeded', output: 'x' }, slot: [{ asked: true, holding: true }] });
-
-    // None is free: the claim's failure undoes the transaction (the COMMIT answers ROLLBACK), and
-    // the run only keeps its place in line, from the claim made alone.
-    const refused = await settle(second);
-    expect([refused.claim?.granted, refused.step]).toEqual([false, null]);
-    expect(await stateOf(second)).toEqual({ step: { status: 'pending', output: null }, slot: [{ asked: true, holding: false }] });
   });
 });

@@ -1,4 +1,4 @@
-import { claimSlot, endSlot, isEndSlotExclusively, isNoFreeSlot, slotLimits } from '@svc/domain';
+import { claimSlot, endSlot, isEndSlotExclusively, slotLimits } from '@svc/domain';
 import type { Prisma } from '@svc/db';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -73,10 +73,9 @@ const waitingForSlotLock = () =>
 const holding = async (workspaceId: string) =>
   (await stack.db.prisma.runSlot.findMany({ where: { workspaceId }, orderBy: { seq: 'asc' } })).map((s) => [s.runId, s.holding, s.asked]);
 
-const ending = (workspaceId: string, runId: string, o: { claim?: boolean; exclusive?: boolean } = {}) => ({
+const ending = (workspaceId: string, runId: string, o: { exclusive?: boolean } = {}) => ({
   workspaceId,
   runId,
-  claimKey: o.claim ? `${runId}:claim:0` : undefined,
   releaseKey: `${runId}:finish`,
   exclusive: o.exclusive ?? false,
 });
@@ -88,7 +87,7 @@ it('ends side by side while no run waits, but a claim waits for them; tells nobo
     // A's ending holds the shared lock, and B's ends meanwhile.
     const first = openTransaction((tx) => endSlot(tx, ending(workspaceId, a)));
     await first.ready;
-    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, b)))).toEqual({ byClaim: [], byRelease: [] });
+    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, b)))).toEqual([]);
     // A claim takes the lock exclusively: C's waits for A's ending to commit (C was let in by A's
     // claim, a slot being free then, and finds it when it asks).
     const claim = claimSlot(stack.db.prisma, { workspaceId, runId: c, grantKey: `${c}:claim` });
@@ -98,26 +97,18 @@ it('ends side by side while no run waits, but a claim waits for them; tells nobo
       [c, true, false],
     ]);
     first.finish();
-    expect(await first.done).toEqual({ byClaim: [], byRelease: [] });
+    expect(await first.done).toEqual([]);
     expect(await claim).toEqual({ granted: true, alsoGranted: [] });
     expect(await holding(workspaceId)).toEqual([[c, true, true]]);
   });
 });
 
-it('lets a waiting run in under the exclusive lock, and refuses a claim when no slot is free', async () => {
+it('lets a waiting run in under the exclusive lock, and says so', async () => {
   await lineOf(1, 3, async (workspaceId, [a, b, c]) => {
     expect((await claimSlot(stack.db.prisma, { workspaceId, runId: a, grantKey: `${a}:claim` })).granted).toBe(true);
-    // C's first and last step took no slot: with A holding the only one, its ending is refused.
-    const refused = await stack.db.prisma
-      .$transaction((tx) => endSlot(tx, ending(workspaceId, c, { claim: true })))
-      .catch((e: unknown) => e);
-    expect(isNoFreeSlot(refused)).toBe(true);
-    // B asks and waits; A's ending lets it in, and says so.
+    // B asks and waits; A's ending lets it in, and says so. C, which has not asked, stays in line.
     expect((await claimSlot(stack.db.prisma, { workspaceId, runId: b, grantKey: `${b}:claim` })).granted).toBe(false);
-    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, a)))).toEqual({
-      byClaim: [],
-      byRelease: [{ runId: b, temporalWorkflowId: b }],
-    });
+    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, a)))).toEqual([{ runId: b, temporalWorkflowId: b }]);
     expect(await holding(workspaceId)).toEqual([
       [b, true, true],
       [c, false, false],
@@ -137,9 +128,8 @@ it('is made again under the exclusive lock when a run began to wait while it wai
     exclusive.finish((tx) => claimSlot(tx, { workspaceId, runId: b, grantKey: `${b}:claim` }));
     expect(await exclusive.done).toEqual({ granted: false, alsoGranted: [] });
     expect(isEndSlotExclusively(await shared)).toBe(true);
-    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, a, { exclusive: true })))).toEqual({
-      byClaim: [],
-      byRelease: [{ runId: b, temporalWorkflowId: b }],
-    });
+    expect(await stack.db.prisma.$transaction((tx) => endSlot(tx, ending(workspaceId, a, { exclusive: true })))).toEqual([
+      { runId: b, temporalWorkflowId: b },
+    ]);
   });
 });

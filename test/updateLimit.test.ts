@@ -7,11 +7,11 @@ import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 /**
- * Temporal's limit of in-flight updates per workflow (issue 13 item 6, gateway side), provoked
- * for real: a dedicated dev server with `history.maxInFlightUpdates=2` (the shared one keeps its
- * default of 10). Waits on a run that is not settled (a 60 s delay) are accepted and stay in
- * flight until their own deadline, so the limit is reached for real; every update the API sends
- * then (a replay's wait, a cancel, a review decision) must answer 503 `unavailable` with
+ * Temporal's limit of in-flight updates per workflow, provoked for real: a dedicated dev server
+ * with `history.maxInFlightUpdates=2` (the shared one keeps its default of 10). Waits on a run that
+ * is not settled (a 60 s delay) are accepted and stay in flight until their own deadline, so the
+ * limit is reached for real. A replay's wait is still answered (the run as it is at its deadline);
+ * a cancel or a review decision, which need an update of their own, answer 503 `unavailable` with
  * Retry-After, at once, never 500.
  */
 
@@ -71,7 +71,7 @@ function expectUnavailable(r: { status: number; headers: Headers; body: any }) {
   expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 }
 
-it('answers 503 with Retry-After, at once, to a wait, a cancel and a review decision refused by the in-flight update limit', async () => {
+it('answers a wait at its deadline, and 503 with Retry-After at once to a cancel and a review decision, at the in-flight update limit', async () => {
   const wf = await stack.apply(workspaceId, slow(60_000, 'slow-limit'));
   // The run never settles within the wait (5 s here): it answers `running`.
   const body = { input: {}, wait: true };
@@ -81,9 +81,10 @@ it('answers 503 with Retry-After, at once, to a wait, a cancel and a review deci
   const temporalWorkflowId = `${workspaceId}/${wf.id}/limit-1`;
   try {
     await fillInFlightUpdates(temporalWorkflowId);
+    // The replay's wait is refused by Temporal, asks again meanwhile, and answers at its deadline.
+    const replay = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body, headers: { 'idempotency-key': 'limit-1' } });
+    expect([replay.status, replay.body.id, replay.body.status]).toEqual([200, runId, 'running']);
     const t0 = Date.now();
-    // The replay waits on the existing execution: refused.
-    expectUnavailable(await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body, headers: { 'idempotency-key': 'limit-1' } }));
     expectUnavailable(await stack.api('POST', `/api/v1/runs/${runId}/cancel`, { key }));
     // The run holds no review in Temporal; a pending one in the read model makes the API send the decision.
     await stack.db.prisma.review.create({

@@ -401,13 +401,11 @@ export interface components {
     StartRunRequest: {
       /** @description The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. No string in it may contain U+0000. */
       input: {
-        [key: string]: components['schemas']['JsonValue'];
+        [key: string]: unknown;
       };
       /** @description Hold the request until the run settles or 25 s pass. */
       wait?: boolean;
     };
-    /** @description Any JSON value; no string in it (value or key) may contain U+0000. */
-    JsonValue: unknown;
     DecideReviewRequest: {
       /**
        * @description `approve`/`reject` (the resource spellings `approved`/`rejected` are accepted too).
@@ -422,6 +420,8 @@ export interface components {
     TriggerPayload: {
       [key: string]: components['schemas']['JsonValue'];
     };
+    /** @description Any JSON value; no string in it (value or key) may contain U+0000. */
+    JsonValue: unknown;
     CreateWebhookEndpointRequest: {
       /**
        * @description https only. Literal loopback, private, link-local, CGNAT, metadata, multicast and reserved addresses are refused (422 url_not_allowed); host names are checked on every resolved address when connecting.
@@ -521,6 +521,13 @@ export interface components {
       }[];
       /** @description run_not_cancellable: the status the run is in. */
       run_status?: string;
+      /**
+       * @description limit_exceeded: the per-workspace cap that was reached.
+       * @enum {string}
+       */
+      limit?: 'webhook_endpoints' | 'secrets' | 'review_assignees';
+      /** @description limit_exceeded: the workspace's figure for that cap. */
+      limit_value?: number;
     } & {
       [key: string]: unknown;
     };
@@ -613,17 +620,13 @@ export interface components {
       data: components['schemas']['RunSummary'][];
       next_cursor: string | null;
     };
-    /** @description A run as listed (without steps). */
+    /** @description A run as listed: without `input`, `output`, `steps` and `review` (read the run for those). */
     RunSummary: {
       id: string;
       workflow_id: string;
       workflow_version: number;
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
-      input: {
-        [key: string]: unknown;
-      };
-      output: unknown;
       error: {
         /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
@@ -1021,7 +1024,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page of runs (without steps), newest first. */
+      /** @description A page of runs, newest first, without `steps`, `input` and `output` (read one run for those). */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1496,6 +1499,18 @@ export interface operations {
       };
       /** @description A body not sent as Content-Type: application/json (unsupported_media_type). */
       415: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A body other than nothing or `{}` (validation_failed). */
+      422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -2055,7 +2070,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Validation failed (validation_failed), or the URL is not https or targets a refused address (url_not_allowed). */
+      /** @description Validation failed (validation_failed), the URL is not https or targets a refused address (url_not_allowed), or the workspace already holds its cap of webhook endpoints (limit_exceeded: `limit` names the cap, `limit_value` its figure; nothing is created). */
       422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];

@@ -5,6 +5,7 @@ import type { Db, PreparedSql } from '@svc/db';
 import {
   evaluateExpression,
   expressionErrorCode,
+  SandboxBusyError,
   openRunSecrets,
   outputOverLimit,
   renderReviewText,
@@ -34,7 +35,7 @@ import type {
 import { STEP_FAILED_PERMANENTLY } from '../shared/runTypes';
 import type { AfterCommitActions } from './afterCommit';
 import { claimAndTell } from './slotActivities';
-import { expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
+import { capacityRetry, expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
 
 /** A run's data as its expressions see it, what its step outputs take together, and the redaction of the secrets it opened. */
@@ -64,6 +65,7 @@ async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
  * records (runWorkflow's executeStep); the message goes through redaction first.
  */
 function failedPermanently(err: unknown, redact: <T>(v: T) => T): ApplicationFailure {
+  if (err instanceof SandboxBusyError) return capacityRetry(err);
   const error = err instanceof StepFailure ? err.error : expressionFailure(err).error;
   return ApplicationFailure.create({
     type: STEP_FAILED_PERMANENTLY,
@@ -103,7 +105,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
   async function contextFor(workspaceId: string, runId: string): Promise<RunContext> {
     const data = await store.loadData(runId, workspaceId);
     const secrets = await openRunSecrets(deps.prisma, deps.secretBox, workspaceId, data);
-    const ctx: ExpressionContext = { input: data.input, steps: data.steps, secrets };
+    const ctx: ExpressionContext = { input: data.input, steps: data.steps, secrets, workspaceId };
     return { ctx, dataBytes: data.dataBytes, redact: secretRedactor(Object.values(secrets)) };
   }
 
@@ -128,6 +130,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
    */
   async function attemptStep(args: ExecuteStepInput, settle: SettleStep): Promise<ExecuteStepResult> {
     const { runId, step } = args;
+    // A queued run does no work (no expression, no request) before it holds its slot.
+    if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
     const info = Context.current().info;
     const attempt = info.attempt;
     const lastAttempt = attempt >= step.retry.max_attempts;
@@ -155,12 +159,11 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     } catch (err) {
       // Cancelled (the run is being cancelled): the workflow records the ending, nothing here.
       if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('The step was cancelled');
+      if (err instanceof SandboxBusyError) throw capacityRetry(err);
       const failure = err instanceof StepFailure ? err : new StepFailure({ code: 'step_failed', message: (err as Error).message }, true);
       const error = redact(failure.error);
       const output = redact(failure.output);
       if (failure.retryable && !lastAttempt) {
-        // Its slot is otherwise claimed with the step's end: this attempt's writes need it first.
-        if (args.claim && !(await claimAndTell(deps, after, args.claim))) return { status: 'queued' };
         // A local step is otherwise written only at its end: show that it is under way.
         if (step.type !== 'http') await store.startStep(runId, step.key, attempt);
         await store.stepAttemptFailed(runId, step.key, error, attempt);
@@ -195,6 +198,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
           error = { code: over.code, message: `The run's ${over.message}`, step_key: null };
         } else output = { value };
       } catch (err) {
+        if (err instanceof SandboxBusyError) throw capacityRetry(err);
         status = 'failed';
         error = redact({ code: expressionErrorCode(err), message: `output: ${(err as Error).message}`, step_key: null });
       }
@@ -215,10 +219,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
   }
 
   /**
-   * A local step's end, in one transaction with what the workflow asked of it: its slot's claim
-   * (the run's first step; the step ran before the claim, which is harmless for a transform or
-   * a condition, and its result is dropped when no slot is free) and the run's ending (its last
-   * step, unless it jumps), where the output expression sees the step as stored.
+   * A local step's end, in one transaction with the run's ending when the workflow asked for it
+   * (its last step, unless it jumps), where the output expression sees the step as stored.
    */
   async function settleLocalStep(
     args: ExecuteStepInput,
@@ -227,8 +229,9 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     result: ExecuteStepResult,
   ): Promise<ExecuteStepResult> {
     const end = args.finishRun && !(result.status === 'succeeded' && result.jumpTo) ? args.finishRun : undefined;
+    if (!end) return settleStep(args, run, w, result);
     const failed = result.status === 'failed';
-    const ending: FinishRunInput | undefined = end && {
+    const ending: FinishRunInput = {
       runId: args.runId,
       workspaceId: args.workspaceId,
       grantKey: end.grantKey,
@@ -239,19 +242,13 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     };
     // Only an output expression the sandbox evaluates needs the step as stored; any other
     // ending goes out with the step's write.
-    const readBack = Boolean(ending?.outputExpression && !stepOutputReference(ending.outputExpression));
+    const readBack = Boolean(ending.outputExpression && !stepOutputReference(ending.outputExpression));
     const out = await store.settleLocalStep(
       args.runId,
       args.step.key,
       { ...w, readBack },
-      {
-        claim: args.claim,
-        ending: ending && (readBack ? (stored) => runEnding(ending, withStep(run, args.step.key, stored)) : await runEnding(ending)),
-      },
+      readBack ? (stored) => runEnding(ending, withStep(run, args.step.key, stored)) : await runEnding(ending),
     );
-    if (args.claim && out.claim) await after.tell(args.workspaceId, out.claim.alsoGranted, args.claim.grantKey);
-    if (out.claim && !out.claim.granted) return { status: 'queued' };
-    if (!ending) return result;
     // Fenced off (an earlier attempt settled the step): the run still ends, on its data as stored.
     const done = out.end ?? (await store.finishRun(await runEnding(ending)));
     return { ...result, run: await ended(ending, done) };
@@ -273,12 +270,12 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     },
 
     /**
-     * Runs one attempt of an http, transform or condition step; when asked, also takes the
-     * run's slot (its first step, run locally) and ends the run (its last step, run locally) in
-     * the same activity, each saving a local activity, and in the step's transaction.
+     * Runs one attempt of an http, transform or condition step; when asked, first takes the run's
+     * slot (its first step, run locally), and ends the run (its last step, run locally) in the
+     * step's transaction, each saving a local activity.
      */
     async executeStep(args: ExecuteStepInput): Promise<ExecuteStepResult> {
-      return attemptStep(args, args.claim || args.finishRun ? settleLocalStep : settleStep);
+      return attemptStep(args, settleLocalStep);
     },
 
     /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import {
   evaluateExpression,
@@ -7,9 +8,11 @@ import {
   performHttpRequest,
   redactHeaders,
   renderHttpRequest,
+  SandboxBusyError,
 } from '@svc/domain';
 import type { ConditionStep, ExpressionContext, HttpStep, TransformStep } from '@svc/domain';
 import type { StepError } from '../shared/runTypes';
+import { SANDBOX_BUSY } from '../shared/runTypes';
 
 /**
  * A step attempt that failed. `retryable` failures (timeouts, resets, 5xx, 429) get
@@ -28,7 +31,9 @@ export class StepFailure extends Error {
 
 export type StepOutcome = { output: unknown; jumpTo?: string };
 
+/** An expression's failure as the step's. Sandbox capacity is not the step's failure: it passes through. */
 export function expressionFailure(err: unknown): StepFailure {
+  if (err instanceof SandboxBusyError) throw err;
   const message = err instanceof ExpressionError || err instanceof Error ? err.message : String(err);
   return new StepFailure({ code: expressionErrorCode(err), message }, false);
 }
@@ -53,6 +58,14 @@ export async function runCondition(step: ConditionStep, ctx: ExpressionContext):
   throw new StepFailure({ code: 'condition_failed', message: step.message ?? `Condition "${step.key}" was not met` }, false, {
     passed: false,
   });
+}
+
+/**
+ * The sandbox had no room for an expression in time: never the step's fault, so nothing is recorded
+ * and the activity is retried (under the step's platform allowance, or bookkeeping's unbounded retry).
+ */
+export function capacityRetry(err: SandboxBusyError): ApplicationFailure {
+  return ApplicationFailure.create({ type: SANDBOX_BUSY, message: err.message, nonRetryable: false });
 }
 
 const RETRYABLE_KINDS = new Set(['timeout', 'connection', 'dns']);

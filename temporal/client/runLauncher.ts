@@ -8,9 +8,9 @@ import { RUN_WORKFLOW_TYPE, runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
 import type { runWorkflowV2 } from '../workflows/runWorkflow';
-import { withAbortSignal } from './connection';
-import { isResourceExhausted, updateRefused } from './updateLimit';
-import { isTaskFailure, sendUpdate } from './updateRetry';
+import { withAbortSignal, withDeadline } from './connection';
+import { createSettleWaits } from './settleWaits';
+import { isTaskFailure } from './updateRetry';
 
 /**
  * How a run's workflow is started: by the gateway, and by the benchmark's SDK baseline.
@@ -82,7 +82,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
   async function ownerOfConflict(req: LaunchRequest): Promise<StartOutcome | 'closed'> {
     // A run id is never another run's workflow id.
     if (req.temporalWorkflowId === req.runId) return 'started';
-    const desc = await client.workflow.getHandle(req.temporalWorkflowId).describe();
+    const desc = await withDeadline(client, () => client.workflow.getHandle(req.temporalWorkflowId).describe());
     if (desc.typedSearchAttributes.get(SA_RUN_ID) === req.runId) return 'started';
     return desc.status.name === 'RUNNING' ? 'id_taken' : 'closed';
   }
@@ -91,7 +91,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     // Twice at most: another run's execution may close between the conflict and the look.
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
+        await withDeadline(client, () => client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue)));
         return 'started';
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -101,23 +101,8 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     }
   }
 
-  async function waitForSettle(ref: RunRef, wait: WaitOptions): Promise<void> {
-    try {
-      await withinWait(wait, (signal) =>
-        withAbortSignal(client, signal, () =>
-          sendUpdate((updateId) =>
-            client.workflow
-              .getHandle(ref.temporalWorkflowId)
-              .executeUpdate(waitForSettleUpdate, { args: [{ timeoutMs: wait.timeoutMs }], updateId }),
-          ),
-        ),
-      );
-    } catch (err) {
-      if (isResourceExhausted(err)) throw updateRefused();
-      // Deadline reached, caller gone, or the workflow already closed (an update cannot
-      // reach a closed workflow): in every case the caller reads the run as it is now.
-    }
-  }
+  const waits = createSettleWaits(client);
+  const waitForSettle = (ref: RunRef, wait: WaitOptions): Promise<void> => waits.waitForSettle(ref.temporalWorkflowId, wait);
 
   return {
     async start(req, wait) {

@@ -120,6 +120,9 @@ export interface ReviewOutcome {
  */
 export const STEP_FAILED_PERMANENTLY = 'StepFailedPermanently';
 
+/** The failure type of an activity retried because the expression sandbox had no room in time. */
+export const SANDBOX_BUSY = 'SandboxBusy';
+
 /** The step error code a permanent failure carries, or `step_failed`. */
 export function permanentFailureCode(details: readonly unknown[] | null | undefined): string {
   const code = (details?.[0] as { code?: unknown } | undefined)?.code;

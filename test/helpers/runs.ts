@@ -35,22 +35,3 @@ export async function closedExecution(stack: TestStack, workflowId: string) {
   await handle.result().catch(() => undefined);
   return handle;
 }
-
-/**
- * A workspace with one slot and a two-step workflow (a transform, then a delay), and `start`,
- * which starts a run of it (no wait) and answers its id: for driving the run store's slot claims
- * by hand, the runs' own workflows kept out (stack.withoutWorker).
- */
-export async function oneSlotWorkflow(stack: TestStack, slug: string) {
-  const { key, workspaceId } = await stack.tenant({ limits: { concurrency: 1 } });
-  const wf = await stack.apply(workspaceId, {
-    name: slug,
-    slug,
-    steps: [
-      { key: 'shape', type: 'transform', expression: "'x'" },
-      { key: 'hold', type: 'delay', duration: '1s' },
-    ],
-  });
-  const start = async () => (await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {} } })).body.id as string;
-  return { workspaceId, start };
-}

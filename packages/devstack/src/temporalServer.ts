@@ -130,9 +130,7 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, string | number | boolean
  * SQLite settings for a file-backed dev server (`--sqlite-pragma`). Write-ahead logging: a commit
  * appends to the log and syncs it once, where the default rollback journal writes and syncs the
  * journal and then the database file on every commit. `synchronous` stays at its default (FULL),
- * so a committed write survives a power loss as before. Measured (apps/bench FINDINGS, session
- * 18), 16 callers on the file store: the floor finished 24–38 runs/s before and 47–49 after,
- * svc's `wait: true` 23–30 and 35–36, the server's CPU per run falling by about a fifth.
+ * so a committed write survives a power loss as before.
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: Record<string, string> = {
   journal_mode: 'wal',

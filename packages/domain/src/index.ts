@@ -8,6 +8,7 @@ export * from './shared/pagination';
 export * from './shared/canonicalJson';
 export * from './workspaces/plans';
 export * from './workspaces/limits';
+export * from './workspaces/caps';
 export * from './workspaces/workspaces';
 export * from './apiKeys/scopes';
 export * from './apiKeys/apiKeys';

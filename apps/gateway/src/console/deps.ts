@@ -3,9 +3,13 @@ import type { Mailer } from '@svc/domain';
 import { createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import type { GatewayDeps } from '../deps';
+import type { ClientAddresses } from '../middleware/clientAddress';
 
-/** The gateway's dependencies plus the mailer for invitations and sign-in links. */
-export type ConsoleDeps = GatewayDeps & { mailer: Mailer };
+/**
+ * The gateway's dependencies plus the mailer for invitations and sign-in links, and the client
+ * addresses the API's rate limits count (read through TRUSTED_PROXY_CIDRS), for the sign-in throttle.
+ */
+export type ConsoleDeps = GatewayDeps & { mailer: Mailer; addresses: ClientAddresses };
 
 /** The box that seals secrets; pages that need one answer 503 on a server without a key. */
 export function secretBoxOf(deps: ConsoleDeps): SecretBox {

@@ -10,6 +10,7 @@ import { reviewPages } from './pages/reviews';
 import { workflowPages } from './pages/workflows';
 import { workspacePages } from './pages/workspace';
 import { runPages } from './pages/runs';
+import { rolesGate } from './roles';
 import { checkCsrf, loadConsoleSession, refusal, requireSession } from './session';
 
 // No inline script or style anywhere: external files from this origin only.
@@ -41,6 +42,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.get('/', (req, res) => res.redirect(303, req.consoleSession ? '/console/runs' : '/console/sign-in'));
   r.use(authPages(deps));
   r.use(requireSession);
+  // Every write below is for admins unless roles.ts lets members make it.
+  r.use(rolesGate());
   r.use(runPages(deps));
   r.use(reviewPages(deps));
   r.use(workflowPages(deps));

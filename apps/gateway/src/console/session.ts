@@ -67,13 +67,6 @@ export function requireSession(req: Request, res: Response, next: NextFunction):
   next();
 }
 
-export function requireAdmin(req: Request, res: Response, next: NextFunction): void {
-  if (req.consoleSession?.role !== 'admin') {
-    return refusal(res, 403, 'Admins only', 'Only workspace admins can do this.', req.consoleSession);
-  }
-  next();
-}
-
 /**
  * CSRF for every state-changing request: the synchronizer token of the session (or, before
  * sign-in, of the pre-session cookie) in the form, plus same-origin Origin / Sec-Fetch-Site.

@@ -4,30 +4,30 @@ import { AppError, authenticateRequest, hashApiKey, requireScope } from '@svc/do
 import type { Principal, Scope } from '@svc/domain';
 import type { KeyLeases } from '../ratelimit/keyLeases';
 import type { KeyCounts } from '../ratelimit/limiter';
-import { alongsideOf, keepAlongside } from './readAlongside';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
+/** The token of an `Authorization: Bearer <token>` header; null for any other header, or none. */
+export function bearerToken(header: string | undefined): string | null {
+  return (header && BEARER.exec(header)?.[1]) || null;
+}
+
 export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
   return async (req, res, next) => {
-    const header = req.headers.authorization;
-    const match = header ? BEARER.exec(header) : null;
-    if (!match) {
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === null) {
       throw new AppError('unauthenticated', 'Send an API key as "Authorization: Bearer <key>"', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const presented = match[1];
     const leaseId = hashApiKey(presented);
     try {
       // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.
       // A request the key's lease covers reads the key without counting (ratelimit/keyLeases.ts).
-      // A route marked readAlongside has its read made in that statement too.
-      const alongside = alongsideOf(res);
       const now = Date.now();
       let lease = leases.claim(leaseId, now);
       // The lease is keyed by the key's hash, which the statement looks the key up by.
-      const check = { now, alongside, keyHash: leaseId };
+      const check = { now, keyHash: leaseId };
       let auth = await authenticateRequest(db, presented, { ...check, take: lease ? 0 : leases.sizeFor(leaseId, now) });
       if (lease && !lease.fits(auth.principal.limits)) {
         // The plan changed since the lease was taken: counted on its own, under the new figures.
@@ -41,7 +41,6 @@ export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
         ? { lease }
         : auth.key && { leaseId, key: auth.key, workspace: auth.workspace, taken: auth.taken };
       res.locals.keyCounts = counts;
-      if (alongside) keepAlongside(res, auth.alongside);
     } catch (err) {
       if (err instanceof AppError) {
         leases.drop(leaseId);

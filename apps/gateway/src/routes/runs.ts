@@ -1,22 +1,14 @@
 import type { IRouter, Response } from 'express';
-import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
-import {
-  cancelRun,
-  decideReview,
-  getRun,
-  listRuns,
-  normalizeDecision,
-  runReadAlongside,
-  startLookupAlongside,
-  startRun,
-} from '@svc/domain';
-import type { RunView, StartLookup } from '@svc/domain';
+import { DecideReviewBody, ListRunsQuery, NoRequestBody, StartRunBody } from '@svc/contract';
+import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/jsonBody';
-import { alongsideAnswer, readAlongside } from '../middleware/readAlongside';
+
+/** An action that takes no body reads at most this much of one (`{}` is accepted; anything else is refused). */
+const NO_BODY_LIMIT = 1024;
 
 /** Aborts when the client goes away before we answered; the run itself is never touched. */
 function clientGone(res: Response): AbortSignal {
@@ -25,22 +17,6 @@ function clientGone(res: Response): AbortSignal {
     if (!res.writableFinished) ac.abort();
   });
   return ac.signal;
-}
-
-/**
- * Mounted before authentication: the first read of `GET /runs/{id}` (the run: the request is
- * then one statement) and of a start (its look-up: one round trip fewer) is made inside the
- * API key's check (middleware/readAlongside.ts).
- */
-export function runReadsWithKey(marks: IRouter): void {
-  marks.get(
-    '/runs/:run_id',
-    readAlongside((req) => runReadAlongside(String(req.params.run_id))),
-  );
-  marks.post(
-    '/workflows/:workflow_id/runs',
-    readAlongside((req) => startLookupAlongside(String(req.params.workflow_id))),
-  );
 }
 
 /** Runs and their reviews, added to `r`. */
@@ -58,8 +34,6 @@ export function runRoutes(r: IRouter, deps: GatewayDeps): void {
         idempotencyKey,
         trigger: 'api',
         wait: body.wait ? { timeoutMs: deps.config.RUN_WAIT_TIMEOUT_MS, signal: clientGone(res) } : undefined,
-        // Read with the key check (app.ts).
-        lookup: alongsideAnswer<StartLookup>(res),
       },
     );
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -81,14 +55,12 @@ export function runRoutes(r: IRouter, deps: GatewayDeps): void {
   });
 
   r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
-    // Read with the key check (app.ts), or here when the request came another way.
-    const run =
-      alongsideAnswer<RunView>(res) ??
-      (await getRun(deps.sql, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
-    res.json(run);
+    // On a pooled connection of its own: a run with large outputs never holds up the key checks.
+    res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
   });
 
-  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {
+  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(NO_BODY_LIMIT), async (req, res) => {
+    parseBody(NoRequestBody, req.body);
     res.json(
       await cancelRun(
         { prisma: deps.prisma, control: deps.control },

@@ -13,20 +13,8 @@ export interface CounterState {
   expire: number;
 }
 
-/**
- * A read the key check runs in its own statement, in the key's workspace (one round trip for a
- * request that reads one thing): `sql` is a scalar subquery of the key's workspace id, giving
- * one JSON value; `read` turns that value into the answer.
- */
-export interface AlongsideRead<T> {
-  sql(workspaceId: Prisma.Sql): Prisma.Sql;
-  read(value: unknown): T;
-}
-
 export interface AuthenticatedRequest {
   principal: Principal;
-  /** The alongside read's value (authenticateRequest's `alongside`); undefined without one. */
-  alongside?: unknown;
   /** The key's counter after this statement took `taken` points from it; null when it took none. */
   key: CounterState | null;
   /** The workspace's counter; null when the key's own refusal left it untouched, or none were taken. */
@@ -52,7 +40,6 @@ interface Row {
   key_expire: string | number | null;
   ws_points: string | number | null;
   ws_expire: string | number | null;
-  alongside: unknown;
 }
 
 const counter = (quota: number, points: Row['key_points'], expire: Row['key_expire']): CounterState | null =>
@@ -75,21 +62,19 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
  * counts refuse is given back by the caller, so it never counts. The key's figure is computed in
  * SQL from the same plan table (and enterprise custom figure) as workspaceLimits; the returned
  * principal's limits come from workspaceLimits itself, and the two are checked to agree.
- * "Last used" is written at most once a minute per key, in the same statement, and so is an
- * `alongside` read, when given (only for a usable key, in its own workspace).
+ * "Last used" is written at most once a minute per key, in the same statement.
  */
 export async function authenticateRequest(
   db: SqlSource,
   presented: string,
   opts: {
     now?: number;
-    alongside?: AlongsideRead<unknown>;
     take?: number;
     /** hashApiKey(presented), when the caller has it already. */
     keyHash?: string;
   } = {},
 ): Promise<AuthenticatedRequest> {
-  const { now = Date.now(), alongside, take = 1 } = opts;
+  const { now = Date.now(), take = 1 } = opts;
   if (!API_KEY_SHAPE.test(presented)) throw new AppError('invalid_api_key', 'The API key is not valid');
   const counts = take > 0 ? counting(now, take) : NOT_COUNTING;
   const rows = await rowsOf<Row>(
@@ -106,8 +91,7 @@ export async function authenticateRequest(
       SELECT * FROM k WHERE NOT revoked AND NOT expired
     )${counts.ctes}
     SELECT k.id, k.workspace_id, k.scopes, k.revoked, k.expired, k.plan, k.rate_limit_per_min, k.concurrency, k.key_quota,
-           ${counts.columns},
-           ${alongside ? Prisma.sql`(SELECT ${alongside.sql(Prisma.sql`u.workspace_id`)} FROM usable u)` : Prisma.sql`NULL`} AS alongside
+           ${counts.columns}
       FROM k${counts.joins}`,
   );
   const row = rows[0];
@@ -124,7 +108,6 @@ export async function authenticateRequest(
     key,
     workspace: counter(limits.workspacePerMin, row.ws_points, row.ws_expire),
     taken: take,
-    ...(alongside ? { alongside: row.alongside } : {}),
   };
 }
 

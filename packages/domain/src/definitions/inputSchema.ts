@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import RE2 from 're2';
 import { AppError, type FieldError } from '../errors';
 import { ExpressionError } from '../expressions/expressionError';
-import { runSandboxed, SandboxTaskError } from '../expressions/sandbox/pool';
+import { runSandboxed, SandboxBusyError, SandboxTaskError } from '../expressions/sandbox/pool';
 import { formatFieldPath } from './paths';
 
 /**
@@ -191,16 +191,26 @@ export function compileInputValidator(schema?: object | null): InputValidator {
 /** Hard deadline for one input validation, in a sandbox thread. */
 const VALIDATION_DEADLINE_MS = 2_000;
 
+/** Seconds a start refused for validation capacity is told to wait. */
+const VALIDATION_BUSY_RETRY_AFTER_S = '1';
+
 /**
- * Validates run input against a workflow's input_schema in the expression sandbox, so a
- * pathological schema or input can neither stall nor exhaust the gateway. Rejects with
- * `AppError('validation_failed', …)` like {@link compileInputValidator}'s validators.
+ * Validates run input against a workflow's input_schema in the expression sandbox, in the
+ * workspace's own line, so a pathological schema or input can neither stall nor exhaust the
+ * gateway, nor delay other workspaces' starts. Rejects with `AppError('validation_failed', …)`
+ * like {@link compileInputValidator}'s validators (also when the validation itself ran past its
+ * deadline: that input's cost), or `unavailable` when the sandbox had no room for it in time.
  */
-export async function validateRunInput(schema: object | null | undefined, input: unknown): Promise<void> {
+export async function validateRunInput(schema: object | null | undefined, input: unknown, workspaceId: string): Promise<void> {
   if (schema === undefined || schema === null) return;
   try {
-    await runSandboxed({ kind: 'validate', schema, input }, VALIDATION_DEADLINE_MS);
+    await runSandboxed({ kind: 'validate', schema, input }, VALIDATION_DEADLINE_MS, workspaceId);
   } catch (err) {
+    if (err instanceof SandboxBusyError) {
+      throw new AppError('unavailable', 'Input validation is at capacity; retry shortly', {
+        headers: { 'Retry-After': VALIDATION_BUSY_RETRY_AFTER_S },
+      });
+    }
     if (err instanceof SandboxTaskError && err.code === 'validation_failed') {
       throw new AppError('validation_failed', err.message, { errors: err.errors });
     }

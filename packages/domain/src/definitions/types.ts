@@ -88,4 +88,6 @@ export interface ExpressionContext {
   input: unknown;
   steps: Record<string, { output: unknown; status: string }>;
   secrets: Record<string, string>;
+  /** Whose work this is: the sandbox serves each workspace's evaluations in turn. Not visible to expressions. */
+  workspaceId?: string;
 }

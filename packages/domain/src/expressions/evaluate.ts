@@ -190,7 +190,8 @@ export async function evaluateInThisThread(
 /**
  * Evaluates a JSONata expression over `{input, steps, secrets}` in the sandbox pool.
  * Resolves to plain JSON data (`undefined` → null); rejects with {@link ExpressionError}
- * (code `expression_timeout` / `expression_too_large` when a hard bound stopped it).
+ * (code `expression_timeout` / `expression_too_large` when a hard bound stopped it), or with
+ * SandboxBusyError when the sandbox had no room for it in time.
  */
 export async function evaluateExpression(
   expr: string,
@@ -202,7 +203,7 @@ export async function evaluateExpression(
   const doc = { input: ctx.input ?? null, steps: ctx.steps ?? {}, secrets: ctx.secrets ?? {} };
   // JSONata's own check (between its steps) usually ends a slow evaluation first; the
   // thread's hard deadline, a little later, stops what that check cannot (one long built-in).
-  return runSandboxed({ kind: 'evaluate', expr, ctx: doc, limits }, limits.timeoutMs + HARD_DEADLINE_GRACE_MS);
+  return runSandboxed({ kind: 'evaluate', expr, ctx: doc, limits }, limits.timeoutMs + HARD_DEADLINE_GRACE_MS, ctx.workspaceId ?? '');
 }
 
 /** For tests and diagnostics. */

@@ -13,7 +13,7 @@ export {
 export { expressionErrorCode } from './expressionError';
 export { stepOutputReference } from './stepReference';
 export { secretsReadBy, secretsUsedBy, type SecretNames } from './secretReferences';
-export { SANDBOX_LIMITS, closeSandbox, configureSandbox } from './sandbox/pool';
+export { SANDBOX_LIMITS, SandboxBusyError, closeSandbox, configureSandbox, sandboxStats } from './sandbox/pool';
 export {
   TemplateSyntaxError,
   compileTemplates,

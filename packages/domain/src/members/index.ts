@@ -1,4 +1,10 @@
 export * from './members';
 export * from './sessions';
-export { SIGN_IN_WINDOW_MS, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_ADDRESS } from './throttle';
+export {
+  SIGN_IN_WINDOW_MS,
+  MAX_FAILURES_PER_EMAIL,
+  MAX_FAILURES_PER_ADDRESS,
+  LINK_REQUEST_WINDOW_MS,
+  MAX_LINK_REQUESTS_PER_EMAIL,
+} from './throttle';
 export { hashPassword, verifyPassword } from './password';

@@ -5,7 +5,7 @@ import { newId } from '../ids';
 import type { Mailer } from '../mail/mailer';
 import { iso } from '../shared/time';
 import { hashPassword, verifyPassword } from './password';
-import { recordSignInFailure, signInThrottled } from './throttle';
+import { admitLinkRequest, admitSignIn, forgiveSignIn } from './throttle';
 
 export const MEMBER_ROLES = ['admin', 'member'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -76,16 +76,27 @@ export async function addMember(
   return { member: toView(row), link };
 }
 
-/** Mails a one-time sign-in link; silent for unknown emails so the form does not reveal who is a member. */
-export async function mailSignInLink(deps: { prisma: Db; mailer: Mailer }, args: { email: string; baseUrl: string }): Promise<void> {
-  const member = await deps.prisma.member.findUnique({ where: { email: normalizeEmail(args.email) } });
-  if (!member) return;
+/**
+ * The console's "mail me a link": throttled per email whether or not it is a member's, and
+ * silent for unknown emails, so neither the answer nor a refusal reveals who is a member.
+ * Links an operator prints (`issueSignInLink`) are not counted.
+ */
+export async function mailSignInLink(
+  deps: { prisma: Db; mailer: Mailer },
+  args: { email: string; baseUrl: string },
+): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
+  const email = normalizeEmail(args.email);
+  const admission = await admitLinkRequest(deps.prisma, email);
+  if (!admission.admitted) return { sent: false, retryAfterSeconds: admission.retryAfterSeconds };
+  const member = await deps.prisma.member.findUnique({ where: { email } });
+  if (!member) return { sent: true };
   const link = await issueSignInLink(deps.prisma, { memberId: member.id, purpose: 'sign_in', baseUrl: args.baseUrl });
   await deps.mailer.send({
     to: [member.email],
     subject: 'Your svc sign-in link',
     text: `Sign in to the svc console (the link works once, for 15 minutes):\n${link}\n`,
   });
+  return { sent: true };
 }
 
 /** The member a valid, unused, unexpired link names, with its purpose; the link is then spent. */
@@ -106,16 +117,18 @@ export async function setMemberPassword(db: Db, memberId: string, password: stri
   await db.member.update({ where: { id: memberId }, data: { passwordHash: await hashPassword(password) } });
 }
 
-export type SignInOutcome = { ok: true; memberId: string } | { ok: false; reason: 'invalid' | 'throttled' };
+export type SignInOutcome =
+  { ok: true; memberId: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-/** Email + password, throttled per email and per client address (throttle.ts). */
+/** Email + password, throttled per email and per client address (throttle.ts) before the password is checked. */
 export async function signIn(db: Db, args: { email: string; password: string; address: string }): Promise<SignInOutcome> {
   const email = normalizeEmail(args.email);
-  if (await signInThrottled(db, { email, address: args.address })) return { ok: false, reason: 'throttled' };
+  const admission = await admitSignIn(db, { email, address: args.address });
+  if (!admission.admitted) return { ok: false, reason: 'throttled', retryAfterSeconds: admission.retryAfterSeconds };
   const member = await db.member.findUnique({ where: { email } });
-  if (await verifyPassword(args.password, member?.passwordHash ?? null)) return { ok: true, memberId: member!.id };
-  await recordSignInFailure(db, { email, address: args.address });
-  return { ok: false, reason: 'invalid' };
+  if (!(await verifyPassword(args.password, member?.passwordHash ?? null))) return { ok: false, reason: 'invalid' };
+  await forgiveSignIn(db, admission.failureId);
+  return { ok: true, memberId: member!.id };
 }
 
 /** What a link is for, without spending it (the GET of the link page; mail scanners prefetch links). */

@@ -8,9 +8,9 @@ import { renderTemplates } from '../expressions';
  */
 export async function renderReviewText(
   step: Pick<ReviewStep, 'title' | 'instructions'>,
-  ctx: Pick<ExpressionContext, 'input' | 'steps'>,
+  ctx: Pick<ExpressionContext, 'input' | 'steps' | 'workspaceId'>,
 ): Promise<{ title: string; instructions: string }> {
-  const scope: ExpressionContext = { input: ctx.input, steps: ctx.steps, secrets: {} };
+  const scope: ExpressionContext = { input: ctx.input, steps: ctx.steps, secrets: {}, workspaceId: ctx.workspaceId };
   const [title, instructions] = await Promise.all([renderTemplates(step.title, scope), renderTemplates(step.instructions, scope)]);
   return { title: asText(title), instructions: asText(instructions) };
 }

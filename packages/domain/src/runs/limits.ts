@@ -1,5 +1,4 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/jsonDepth';
-import { writeJson } from '../shared/jsonWriter';
 import { holdsUnstorableText } from '../shared/nul';
 import type { StepError } from './runStore';
 
@@ -24,13 +23,12 @@ export const MAX_RUN_DATA_BYTES = 8 * 1024 * 1024;
  */
 export const MAX_OUTPUT_DEPTH = MAX_JSON_DEPTH;
 
-/** Bytes a JSON value takes once serialized (what PostgreSQL stores), counted without building the text, at any depth. */
+/**
+ * Bytes a JSON value takes once serialized (what PostgreSQL stores). V8's serializer recurses, so
+ * callers first bound the value's depth (every value here passed a MAX_JSON_DEPTH check).
+ */
 export function jsonBytes(value: unknown): number {
-  let bytes = 0;
-  writeJson(value, (chunk) => {
-    bytes += Buffer.byteLength(chunk);
-  });
-  return bytes;
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
 type OutputProblem = { code: 'output_too_deep' | 'output_not_storable' | 'output_too_large'; message: string };

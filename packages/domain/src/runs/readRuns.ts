@@ -4,9 +4,8 @@ import { AppError } from '../errors';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
 import { findWorkflow } from '../workflows/workflows';
-import type { AlongsideRead } from '../apiKeys/authenticate';
-import { toRunView } from './runView';
-import type { RunView } from './runView';
+import { RUN_SUMMARY_COLUMNS, toRunSummary, toRunView } from './runView';
+import type { RunSummaryView, RunView } from './runView';
 
 type JsonDates<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
 type RunRow = Parameters<typeof toRunView>[0];
@@ -26,10 +25,9 @@ const TABLES: RunSources = { runs: Prisma.sql`runs`, steps: Prisma.sql`run_steps
 
 /**
  * A run of a workspace with its steps and latest review, as ONE statement's row: the steps and
- * the review come back as JSON beside the run's columns. `workspaceId`: a value, or an
- * expression of the statement this one is read inside (runReadAlongside).
+ * the review come back as JSON beside the run's columns.
  */
-function runSelect(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
+function runSelect(runId: string, workspaceId: string, from: RunSources = TABLES): Prisma.Sql {
   return Prisma.sql`
     SELECT r.id, r.workspace_id AS "workspaceId", r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion",
            r.status, r.input, r.output, r.error, r.trigger, r.idempotency_key AS "idempotencyKey",
@@ -76,7 +74,7 @@ export async function getRun(db: SqlSource, args: { workspaceId: string; runId: 
 }
 
 /** runSelect's row as one JSON value (its times as text), for a statement that reads it with other things. */
-export function runSelectJson(runId: string, workspaceId: string | Prisma.Sql, from: RunSources = TABLES): Prisma.Sql {
+export function runSelectJson(runId: string, workspaceId: string, from: RunSources = TABLES): Prisma.Sql {
   return jsonRow(runSelect(runId, workspaceId, from));
 }
 
@@ -89,18 +87,11 @@ export function runFromJson(value: unknown, runId: string): RunView {
   );
 }
 
-/**
- * getRun read inside the API key's check (authenticateRequest), so `GET /runs/{id}` is one
- * statement: the run of the key's own workspace.
- */
-export function runReadAlongside(runId: string): AlongsideRead<RunView> {
-  return { sql: (workspaceId) => runSelectJson(runId, workspaceId), read: (value) => runFromJson(value, runId) };
-}
-
+/** A workflow's runs, newest first, as summaries: the data columns are not even read. */
 export async function listRuns(
   db: Db,
   args: { workspaceId: string; workflowId: string; status?: string; limit: number; cursor?: string },
-): Promise<Page<RunView>> {
+): Promise<Page<RunSummaryView>> {
   await findWorkflow(db, args.workspaceId, args.workflowId);
   const before = decodeCursor(args.cursor);
   const rows = await db.run.findMany({
@@ -110,8 +101,9 @@ export async function listRuns(
       ...(args.status ? { status: args.status } : {}),
       ...(before !== undefined ? { seq: { lt: before } } : {}),
     },
+    select: RUN_SUMMARY_COLUMNS,
     orderBy: { seq: 'desc' },
     take: args.limit + 1,
   });
-  return toPage(rows, args.limit, (r) => toRunView(r));
+  return toPage(rows, args.limit, toRunSummary);
 }

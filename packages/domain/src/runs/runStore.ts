@@ -9,8 +9,8 @@ import type { DeliveryRef } from '../webhooks/fanOut';
 import { runFromJson, runSelectJson } from './readRuns';
 import { toReviewView } from './runView';
 import type { RunView } from './runView';
-import { claimSlot, endSlot, isEndSlotExclusively, isNoFreeSlot, releaseSlots, takeSlot } from './slots';
-import type { SlotClaim, SlotGrant, SlotRequest } from './slots';
+import { endSlot, isEndSlotExclusively, releaseSlots } from './slots';
+import type { SlotGrant } from './slots';
 import { sealedSecretsColumn } from '../secrets/secrets';
 import type { SealedSecret } from '../secrets/secrets';
 
@@ -84,14 +84,8 @@ export interface RunStoreObserver {
   runSettled(status: TerminalRunStatus): void;
 }
 
-/**
- * What settleLocalStep writes with a step: its run's slot claim, and its run's ending, ready or
- * worked out from the step as stored.
- */
-interface AlongWithStep {
-  claim?: SlotRequest;
-  ending?: FinishRun | ((step: StepsData[string]) => Promise<FinishRun>);
-}
+/** The run's ending settleLocalStep writes with a step: ready, or worked out from the step as stored. */
+type AlongWithStep = FinishRun | ((step: StepsData[string]) => Promise<FinishRun>) | undefined;
 
 /** What finishStep's statement did: moved the run out of `queued` (1), and the step as written (null: fenced off). */
 interface WrittenStep {
@@ -255,32 +249,23 @@ export function createRunStore(
   /**
    * finishRun's last statements, after endRun's: the `run.<status>` event with its deliveries,
    * and the slot's release (last: the workspace's slot lock is held from there to the commit),
-   * sent together, and the transaction's COMMIT with them. With `claim` (a run whose first step
-   * is its last), the run takes its slot just before it gives it back (endSlot; `exclusive`
-   * after it asked for that).
+   * sent together, and the transaction's COMMIT with them (`exclusive` after endSlot asked for it).
    */
   async function announceEnd(
     tx: Tx | PreparedSql,
     f: FinishRun,
     [[row], run]: Awaited<ReturnType<typeof endRun>>,
-    slot: { claim?: SlotRequest; exclusive: boolean },
-  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean; alsoGranted: SlotGrant[] }> {
+    exclusive: boolean,
+  ): Promise<{ done: AfterCommit & { status: TerminalRunStatus }; settled: boolean }> {
     const status = run.status as TerminalRunStatus;
     if (!TERMINAL.includes(status)) throw new Error(`run ${f.runId} is ${status} after its ending`);
-    const [deliveries, { byClaim, byRelease }] = await inOrderThenCommit(
+    const [deliveries, granted] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
       () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, runEventData(run)),
-      () =>
-        endSlot(tx, {
-          workspaceId: f.workspaceId,
-          runId: f.runId,
-          claimKey: slot.claim?.grantKey,
-          releaseKey: f.grantKey,
-          exclusive: slot.exclusive,
-        }),
+      () => endSlot(tx, { workspaceId: f.workspaceId, runId: f.runId, releaseKey: f.grantKey, exclusive }),
     );
-    return { done: { status, granted: byRelease, deliveries }, settled: Boolean(row.settled), alsoGranted: byClaim };
+    return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
   }
 
   /** Runs `end` without, then (when endSlot asks for it) with the workspace's exclusive slot lock. */
@@ -303,7 +288,7 @@ export function createRunStore(
     runId: string,
     stepKey: string,
     w: StepWrite,
-    ending: AlongWithStep['ending'],
+    ending: AlongWithStep,
   ): Promise<{ written: WrittenStep; ending?: FinishRun; ended?: Awaited<ReturnType<typeof endRun>> }> {
     if (typeof ending !== 'function') {
       const [written, ended] = await inOrder(
@@ -371,49 +356,28 @@ export function createRunStore(
     },
 
     /**
-     * A local step's end in one transaction (one commit, not up to three): the step's write
-     * (finishStep's); with `ending` (the run's last step), the run's ending (finishRun's); with
-     * `claim` (its first step), the run's slot. An ending that needs nothing of the step as
-     * stored goes out with the write, in one round trip; one that `ending` works out from the
-     * step as stored (an output expression) waits for the write, and is not made when the write
-     * was fenced off. The claim is the transaction's last statement (takeSlot; with the ending's
-     * release, endSlot), sent with the COMMIT, so the workspace's slot lock is held neither while
-     * an expression runs nor across a round trip; when no slot is free the transaction is undone
-     * and the run joins the line alone (`claim.granted` false, the step's result dropped), unless
-     * a slot came free meanwhile. `step` is null when the write was fenced off (an earlier attempt settled
-     * the step).
+     * A local step's end in one transaction (one commit, not two): the step's write (finishStep's)
+     * and, with `ending` (the run's last step), the run's ending (finishRun's). An ending that needs
+     * nothing of the step as stored goes out with the write, in one round trip; one that `ending`
+     * works out from the step as stored (an output expression) waits for the write, and is not
+     * made when the write was fenced off (`step` null: an earlier attempt settled the step).
      */
     async settleLocalStep(
       runId: string,
       stepKey: string,
       w: StepWrite,
-      also: AlongWithStep,
-    ): Promise<{ claim?: SlotClaim; step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
-      const settleOnce = (exclusive: boolean) =>
+      ending: AlongWithStep,
+    ): Promise<{ step: StepsData[string] | null; end?: AfterCommit & { status: TerminalRunStatus } }> {
+      const out = await endingExclusivelyIfAsked((exclusive) =>
         inTransaction(hot, async (tx) => {
-          const { written, ending, ended } = await writeAndEnd(tx, runId, stepKey, w, also.ending);
-          if (ending && ended) {
-            const end = await announceEnd(tx, ending, ended, { claim: also.claim, exclusive });
-            return { written, claim: also.claim && { granted: true, alsoGranted: end.alsoGranted }, end };
-          }
-          if (!also.claim) return { written };
-          const [alsoGranted] = await inOrderThenCommit(tx, () => takeSlot(tx, also.claim!));
-          return { written, claim: { granted: true, alsoGranted } };
-        });
-      const settle = () => endingExclusivelyIfAsked(settleOnce);
-      let out: Awaited<ReturnType<typeof settle>>;
-      try {
-        out = await settle();
-      } catch (err) {
-        if (!also.claim || !isNoFreeSlot(err)) throw err;
-        const claim = await claimSlot(hot, also.claim);
-        if (!claim.granted) return { claim, step: null };
-        // Let in since: it holds its slot now, so this claim is granted.
-        out = await settle();
-      }
+          const { written, ending: worked, ended } = await writeAndEnd(tx, runId, stepKey, w, ending);
+          if (!worked || !ended) return { written };
+          return { written, end: await announceEnd(tx, worked, ended, exclusive) };
+        }),
+      );
       noteStepWritten(w, out.written);
       if (out.end?.settled) opts.observer?.runSettled(out.end.done.status);
-      return { claim: out.claim, step: out.written.step, end: out.end?.done };
+      return { step: out.written.step, end: out.end?.done };
     },
 
     /** Steps passed over by a condition's jump. */
@@ -521,7 +485,7 @@ export function createRunStore(
      */
     async finishRun(f: FinishRun): Promise<AfterCommit & { status: TerminalRunStatus }> {
       const { done, settled } = await endingExclusivelyIfAsked((exclusive) =>
-        inTransaction(hot, async (tx) => announceEnd(tx, f, await endRun(tx, f), { exclusive })),
+        inTransaction(hot, async (tx) => announceEnd(tx, f, await endRun(tx, f), exclusive)),
       );
       if (settled) opts.observer?.runSettled(done.status);
       return done;

@@ -68,36 +68,13 @@ export async function claimSlot(db: SqlSource, args: SlotRequest): Promise<SlotC
   return { granted: own, alsoGranted: grants };
 }
 
-/** svc_take_slot's SQLSTATE when no slot is free: the transaction it ends is undone. */
-const NO_FREE_SLOT = 'SV001';
-
-/**
- * claimSlot as a transaction's last statement, to be sent with its COMMIT (inOrderThenCommit):
- * the workspace's lock is then held from the claim to the commit only, never across a round trip
- * to the caller. Answers the other runs let in under the claim's grant key; when no slot is free
- * it fails (isNoFreeSlot), and the whole transaction is undone.
- */
-export async function takeSlot(db: SqlSource, args: SlotRequest): Promise<SlotGrant[]> {
-  const { grants } = await grantsOf(
-    db,
-    Prisma.sql`SELECT * FROM svc_take_slot(${args.workspaceId}, ${args.runId}, ${args.grantKey}, ${slotLimits}::jsonb)`,
-  );
-  return grants;
-}
-
-/** Whether a transaction failed because its takeSlot (or endSlot's claim) found no free slot. */
-export function isNoFreeSlot(err: unknown): boolean {
-  return sqlStateOf(err) === NO_FREE_SLOT;
-}
-
 /** svc_end_slot's SQLSTATE when it must be made again under the exclusive lock (see endSlot). */
 const END_SLOT_EXCLUSIVELY = 'SV002';
 
-/** A run's slot at its ending, with the slot its first step takes (`claimKey`) when that step is its last. */
+/** A run's slot at its ending. */
 export interface SlotEnding {
   workspaceId: string;
   runId: string;
-  claimKey?: string;
   /** Names the release (see grantsOf); the same on every retry. */
   releaseKey: string;
   /** Under the workspace's exclusive lock: after endSlot failed with isEndSlotExclusively. */
@@ -105,19 +82,18 @@ export interface SlotEnding {
 }
 
 /**
- * A run gives its slot back at its ending (taking it first with `claimKey`), as a transaction's last
- * statement. While no run of the workspace waits for a slot it asked for, that frees a slot nobody
- * must be told of: the workspace's slot lock is then taken shared, so endings do not wait for one
- * another. Otherwise the claim and the release are made under the lock (takeSlot, releaseSlots).
- * Answers the runs let in: by the claim, and by the release. Fails as takeSlot does when the claim
- * finds no free slot, and with isEndSlotExclusively when it must be made again with `exclusive`.
+ * A run gives its slot back at its ending, as a transaction's last statement. While no run of the
+ * workspace waits for a slot it asked for, that frees a slot nobody must be told of: the
+ * workspace's slot lock is then taken shared, so endings do not wait for one another; otherwise
+ * the release is made under the exclusive lock. Answers the runs let in; fails with
+ * isEndSlotExclusively when it must be made again with `exclusive`.
  */
-export async function endSlot(db: SqlSource, e: SlotEnding): Promise<{ byClaim: SlotGrant[]; byRelease: SlotGrant[] }> {
-  const rows = await rowsOf<GrantRow & { by_claim: boolean }>(
+export async function endSlot(db: SqlSource, e: SlotEnding): Promise<SlotGrant[]> {
+  const rows = await rowsOf<GrantRow>(
     db,
-    Prisma.sql`SELECT * FROM svc_end_slot(${e.workspaceId}, ${e.runId}, ${e.claimKey ?? null}::text, ${e.releaseKey}, ${slotLimits}::jsonb, ${e.exclusive})`,
+    Prisma.sql`SELECT * FROM svc_end_slot(${e.workspaceId}, ${e.runId}, ${e.releaseKey}, ${slotLimits}::jsonb, ${e.exclusive})`,
   );
-  return { byClaim: othersLetIn(rows.filter((r) => r.by_claim)), byRelease: othersLetIn(rows.filter((r) => !r.by_claim)) };
+  return othersLetIn(rows);
 }
 
 /** Whether a transaction failed because its endSlot must be made under the exclusive lock. */

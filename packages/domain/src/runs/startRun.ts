@@ -6,7 +6,7 @@ import type { WorkflowDefinition } from '../definitions';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { canonicalJson } from '../shared/canonicalJson';
-import { assertJsonDepth } from '../shared/jsonDepth';
+import { scanJson, tooDeepError } from '../shared/jsonDepth';
 import { pathOfNul } from '../shared/nul';
 import { workspaceLimits } from '../workspaces/limits';
 import { PLANS, isPlan } from '../workspaces/plans';
@@ -14,7 +14,6 @@ import { pinnedDefinition } from './definitionCache';
 import { runWorkflowIdFor } from './launcher';
 import type { LaunchRequest, RunLauncher, RunRef, SettleNotices, WaitOptions } from './launcher';
 import { getRun, runFromJson, runSelectJson } from './readRuns';
-import type { AlongsideRead } from '../apiKeys/authenticate';
 import type { RunView } from './runView';
 import { jsonBytes } from './limits';
 import { QUEUE_CAP_PER_SLOT } from './slots';
@@ -48,8 +47,6 @@ export interface StartRunArgs {
    */
   idempotency?: 'body' | 'key';
   wait?: Pick<WaitOptions, 'timeoutMs' | 'signal'>;
-  /** The look-up, when it was read already (startLookupAlongside, with the API key). */
-  lookup?: StartLookup;
 }
 
 export interface StartRunResult {
@@ -64,8 +61,8 @@ export interface StartLookup {
   concurrency: number;
 }
 
-/** The look-up's statement: the workspace (a value, or an expression of an enclosing statement) and the workflow, one row. */
-function lookUpSelect(workspaceId: string | Prisma.Sql, workflowId: string): Prisma.Sql {
+/** The look-up's statement: the workspace and the workflow, one row. */
+function lookUpSelect(workspaceId: string, workflowId: string): Prisma.Sql {
   return Prisma.sql`
     SELECT ws.plan, ws.rate_limit_per_min, ws.concurrency, w.version
       FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id
@@ -85,14 +82,6 @@ function lookedUp(
 async function lookUp(db: SqlSource, workspaceId: string, workflowId: string): Promise<StartLookup> {
   const [row] = await rowsOf<Parameters<typeof lookedUp>[0]>(db, lookUpSelect(workspaceId, workflowId));
   return lookedUp(row, workflowId);
-}
-
-/** The look-up read inside the API key's check (authenticateRequest): one round trip fewer per API start. */
-export function startLookupAlongside(workflowId: string): AlongsideRead<StartLookup> {
-  return {
-    sql: (workspaceId) => jsonRow(lookUpSelect(workspaceId, workflowId)),
-    read: (value) => lookedUp(value as Parameters<typeof lookedUp>[0], workflowId),
-  };
 }
 
 /** How long a start refused for a full queue is told to wait. */
@@ -221,23 +210,25 @@ async function readPrior(prisma: Db, where: { workspaceId: string; scope: string
 export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<StartRunResult> {
   const { prisma, launcher } = deps;
   const sql = deps.sql ?? prisma;
-  const { plan, version, concurrency } = args.lookup ?? (await lookUp(sql, args.workspaceId, args.workflowId));
+  const T0 = Date.now();
+  const lg = (m: string) => process.stderr.write(`[sr ${args.workspaceId.slice(-4)}] ${m} ${Date.now() - T0}\n`);
+  const { plan, version, concurrency } = await lookUp(sql, args.workspaceId, args.workflowId);
   if (!isPlan(plan) || !PLANS[plan].liveRuns) {
     throw new AppError('plan_does_not_allow_runs', `The ${plan} plan does not allow runs; upgrade the workspace's plan`);
   }
-  // Every door (API, trigger, console) comes through here: the walks below stay bounded.
-  assertJsonDepth(args.input, 'input');
+  // Every door (API, trigger, console) comes through here: one walk, then the size, bounded by it.
+  const scan = scanJson(args.input);
+  if (scan.tooDeep) throw tooDeepError('input');
   if (jsonBytes(args.input) > MAX_INPUT_BYTES) {
     throw new AppError('payload_too_large', 'The run input is larger than 1 MiB');
   }
-  const nul = pathOfNul(args.input, 'input');
-  if (nul) {
+  if (scan.hasNul) {
     throw new AppError('validation_failed', 'The run input is not valid', {
-      errors: [{ path: nul, message: 'strings cannot contain U+0000' }],
+      errors: [{ path: pathOfNul(args.input, 'input') ?? 'input', message: 'strings cannot contain U+0000' }],
     });
   }
   const definition = await pinnedDefinition(prisma, args.workflowId, version);
-  await validateRunInput(definition.input_schema, args.input);
+  await validateRunInput(definition.input_schema, args.input, args.workspaceId);
 
   // Only a keyed request is ever compared with another (its replays): a start without a key
   // neither canonicalizes nor hashes its body (~50 ms of the event loop for a 1 MiB one).

@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { assertJsonDepth, jsonDepthExceeds, MAX_JSON_DEPTH } from './jsonDepth';
+import { assertJsonDepth, jsonDepthExceeds, MAX_JSON_DEPTH, scanJson } from './jsonDepth';
 
 const nested = (depth: number) => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 
@@ -22,5 +22,15 @@ describe('JSON depth', () => {
     }
     expect(thrown).toBeInstanceOf(AppError);
     expect([(thrown as AppError).status, (thrown as AppError).code]).toEqual([422, 'validation_failed']);
+  });
+});
+
+describe('scanJson', () => {
+  it('finds U+0000 in a value or a key at any depth, in the same walk as the depth', () => {
+    expect(scanJson({ a: [1, 'x', { b: 'y' }] })).toEqual({ tooDeep: false, hasNul: false });
+    expect(scanJson({ a: [1, 'x', { b: 'y\u0000' }] })).toEqual({ tooDeep: false, hasNul: true });
+    expect(scanJson({ a: { 'k\u0000': 1 } })).toEqual({ tooDeep: false, hasNul: true });
+    expect(scanJson('\u0000')).toEqual({ tooDeep: false, hasNul: true });
+    expect(scanJson(nested(MAX_JSON_DEPTH + 1)).tooDeep).toBe(true);
   });
 });

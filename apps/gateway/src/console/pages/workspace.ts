@@ -4,7 +4,8 @@ import { secretBoxOf } from '../deps';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import { layout } from '../layout';
-import { refusal, requireAdmin, sendPage } from '../session';
+import { isAdmin } from '../roles';
+import { refusal, sendPage } from '../session';
 
 /** Plan, limits and current use; members; secret names (values can be set, never read back). */
 export function workspacePages(deps: ConsoleDeps): Router {
@@ -24,7 +25,7 @@ export function workspacePages(deps: ConsoleDeps): Router {
     ]);
     const members = await listMembers(deps.prisma, s.workspaceId);
     const secrets = await listSecrets(deps.prisma, s.workspaceId);
-    const admin = s.role === 'admin';
+    const admin = isAdmin(s);
     sendPage(
       res,
       200,
@@ -131,7 +132,7 @@ export function workspacePages(deps: ConsoleDeps): Router {
     );
   });
 
-  r.post('/workspace/secrets', requireAdmin, async (req, res) => {
+  r.post('/workspace/secrets', async (req, res) => {
     const s = req.consoleSession!;
     const body = req.body as Record<string, unknown>;
     try {
@@ -141,7 +142,9 @@ export function workspacePages(deps: ConsoleDeps): Router {
         value: String(body.value ?? ''),
       });
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) return refusal(res, 400, 'Not saved', err.message, s);
+      // Over the secrets cap: 422 like the API's limit_exceeded; any other refusal is a bad form.
+      if (err instanceof AppError && err.status < 500)
+        return refusal(res, err.code === 'limit_exceeded' ? 422 : 400, 'Not saved', err.message, s);
       throw err;
     }
     res.redirect(303, '/console/workspace');

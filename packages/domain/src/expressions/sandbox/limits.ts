@@ -13,6 +13,14 @@ export const SANDBOX_LIMITS = Object.freeze({
   maxResultChars: 4 * 1024 * 1024,
   /** Deepest result a thread may hand back: copying between threads is recursive in V8. */
   maxResultDepth: 200,
-  /** A task that has waited this long for a free thread fails (the pool is saturated). */
-  maxQueueWaitMs: 30_000,
+  /**
+   * A task that waited this long for a thread fails as capacity (SandboxBusyError); below the
+   * 30 s bound of the local activities that evaluate steps, so their retry takes over.
+   */
+  maxQueueWaitMs: 10_000,
+  /**
+   * Tasks one workspace may have waiting in one process (above the largest plan's concurrency); one
+   * more is refused as capacity at once.
+   */
+  maxQueuedPerTenant: 64,
 });

@@ -24,6 +24,8 @@ function workerFile(): string {
 
 let pool: ThreadPool | undefined;
 let threads: number = SANDBOX_LIMITS.threads;
+/** Tasks this process's sandbox answered, and those it refused as capacity, since it started. */
+const stats = { ran: 0, refused: 0 };
 
 /**
  * Sets how many threads this process's sandbox may start (they start on first use). Each is an
@@ -40,6 +42,7 @@ function getPool(): ThreadPool {
     filename: workerFile(),
     size: threads,
     maxQueueWaitMs: SANDBOX_LIMITS.maxQueueWaitMs,
+    maxQueuedPerTenant: SANDBOX_LIMITS.maxQueuedPerTenant,
     resourceLimits: {
       maxOldGenerationSizeMb: SANDBOX_LIMITS.heapMb,
       maxYoungGenerationSizeMb: SANDBOX_LIMITS.youngGenerationMb,
@@ -54,18 +57,31 @@ function outOfMemory(err: unknown): boolean {
 }
 
 /**
- * Runs a task in a sandbox thread. `deadlineMs` counts from the moment a thread takes the
- * task. Resolves to the task's value; rejects with ExpressionError: `expression_timeout`,
+ * The sandbox had no room for a task in time (its tenant's line full, or no thread free): a
+ * capacity answer, never the task's fault, so callers retry (the worker) or answer 503 (the gateway).
+ */
+export class SandboxBusyError extends Error {
+  constructor() {
+    super('The expression sandbox is busy; try again shortly');
+    this.name = 'SandboxBusyError';
+  }
+}
+
+/**
+ * Runs a task in a sandbox thread, in `tenant`'s line (its workspace; lines are served in turn).
+ * `deadlineMs` counts from the moment a thread takes the task. Resolves to the task's value;
+ * rejects with {@link SandboxBusyError}, or ExpressionError: `expression_timeout`,
  * `expression_too_large`, or the task's own failure as a {@link SandboxTaskError}.
  */
-export async function runSandboxed(task: SandboxTask, deadlineMs: number): Promise<unknown> {
-  const outcome = await getPool().run(task, deadlineMs);
+export async function runSandboxed(task: SandboxTask, deadlineMs: number, tenant: string): Promise<unknown> {
+  const outcome = await getPool().run(tenant, task, deadlineMs);
+  const refused = !outcome.ok && (outcome.reason === 'queue' || outcome.reason === 'busy');
+  stats[refused ? 'refused' : 'ran']++;
+  if (refused) throw new SandboxBusyError();
   if (!outcome.ok) {
     if (outcome.reason === 'deadline') {
       throw new ExpressionError(`Expression took too long to evaluate (hard limit ${deadlineMs} ms)`, { code: 'expression_timeout' });
     }
-    if (outcome.reason === 'queue')
-      throw new ExpressionError('The expression sandbox is saturated; try again', { code: 'expression_timeout' });
     if (outcome.reason === 'unsendable') {
       throw new ExpressionError("The expression's data is nested too deeply to evaluate", { code: 'expression_too_large' });
     }
@@ -86,6 +102,11 @@ export class SandboxTaskError extends ExpressionError {
     super(failure.message, { code: failure.code, position: failure.position });
     this.errors = failure.errors;
   }
+}
+
+/** This process's sandbox tasks so far: answered (whatever their outcome), and refused as capacity. */
+export function sandboxStats(): { ran: number; refused: number } {
+  return { ...stats };
 }
 
 /** Stops the threads (tests, shutdown). */

@@ -75,12 +75,12 @@ describe('expression sandbox', () => {
   it('validates input-schema patterns with RE2 in a thread', async () => {
     const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
     const t = Date.now();
-    const err = await failure(validateRunInput(schema, { s: evil }));
+    const err = await failure(validateRunInput(schema, { s: evil }, 'ws_test'));
     expect(Date.now() - t).toBeLessThan(1_500);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('validation_failed');
     expect((err as AppError).errors).toEqual([{ path: 'input.s', message: expect.stringContaining('must match pattern') }]);
-    await expect(validateRunInput(schema, { s: 'aaa' })).resolves.toBeUndefined();
+    await expect(validateRunInput(schema, { s: 'aaa' }, 'ws_test')).resolves.toBeUndefined();
   });
 });
 

@@ -1,16 +1,22 @@
 import { Worker } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
+import { FairQueue } from './fairQueue';
 
 /**
  * A minimal thread pool whose threads can be killed mid-task. (piscina was tried: after it
  * terminated a stuck thread, tasks queued meanwhile could wait forever.) Each thread runs
  * one task at a time; a thread that dies or is killed is replaced on the next demand.
+ * Waiting tasks queue per tenant and are taken in turn (FairQueue), and no tenant runs on every
+ * thread at once: with two or more, one is always left to the others, so their next task never
+ * waits for a long one of another tenant to end.
  */
 
+/** `busy`: the tenant's line was full; `queue`: no thread took the task in time. Both are capacity, not the task's fault. */
 export type TaskOutcome =
-  { ok: true; value: unknown } | { ok: false; reason: 'deadline' | 'queue' | 'crashed' | 'unsendable'; error?: unknown };
+  { ok: true; value: unknown } | { ok: false; reason: 'deadline' | 'queue' | 'busy' | 'crashed' | 'unsendable'; error?: unknown };
 
 interface Job {
+  tenant: string;
   payload: unknown;
   deadlineMs: number;
   settle: (o: TaskOutcome) => void;
@@ -29,41 +35,53 @@ export interface ThreadPoolOptions {
   filename: string;
   size: number;
   resourceLimits: ResourceLimits;
+  /** A task no thread took within this fails with `queue`. */
   maxQueueWaitMs: number;
+  /** Tasks one tenant may have waiting; one more fails at once with `busy`. */
+  maxQueuedPerTenant: number;
 }
 
 export class ThreadPool {
   private readonly slots = new Set<Slot>();
-  private readonly queue: Job[] = [];
+  private readonly queue: FairQueue<Job>;
+  /** Tasks running now, by tenant. */
+  private readonly running = new Map<string, number>();
+  private readonly maxRunningPerTenant: number;
+  private readonly mayRun = (tenant: string): boolean => (this.running.get(tenant) ?? 0) < this.maxRunningPerTenant;
 
-  constructor(private readonly opts: ThreadPoolOptions) {}
+  constructor(private readonly opts: ThreadPoolOptions) {
+    this.queue = new FairQueue(opts.maxQueuedPerTenant);
+    this.maxRunningPerTenant = Math.max(1, opts.size - 1);
+  }
 
-  /** Runs a payload; `deadlineMs` counts from the moment a thread takes it. */
-  run(payload: unknown, deadlineMs: number): Promise<TaskOutcome> {
+  /** Runs a payload for `tenant`; `deadlineMs` counts from the moment a thread takes it. */
+  run(tenant: string, payload: unknown, deadlineMs: number): Promise<TaskOutcome> {
     return new Promise((resolve) => {
       const job: Job = {
+        tenant,
         payload,
         deadlineMs,
         settle: resolve,
         queueTimer: setTimeout(() => {
-          const i = this.queue.indexOf(job);
-          if (i >= 0) this.queue.splice(i, 1);
-          resolve({ ok: false, reason: 'queue' });
+          if (this.queue.remove(tenant, job)) resolve({ ok: false, reason: 'queue' });
         }, this.opts.maxQueueWaitMs),
       };
-      this.queue.push(job);
+      if (!this.queue.push(tenant, job)) {
+        clearTimeout(job.queueTimer);
+        return resolve({ ok: false, reason: 'busy' });
+      }
       this.dispatch();
     });
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    while (this.queue.next(this.mayRun) !== undefined) {
       const slot = [...this.slots].find((s) => s.ready && !s.job);
       if (!slot) {
         if (this.slots.size < this.opts.size) this.spawn();
         return;
       }
-      const job = this.queue.shift() as Job;
+      const job = this.queue.shift(this.mayRun) as Job;
       clearTimeout(job.queueTimer);
       try {
         slot.worker.postMessage(job.payload);
@@ -74,6 +92,7 @@ export class ThreadPool {
         continue;
       }
       slot.job = job;
+      this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
       slot.deadline = setTimeout(() => this.finish(slot, { ok: false, reason: 'deadline' }, true), job.deadlineMs);
     }
   }
@@ -100,6 +119,11 @@ export class ThreadPool {
     const job = slot.job;
     slot.job = undefined;
     clearTimeout(slot.deadline);
+    if (job) {
+      const left = (this.running.get(job.tenant) ?? 1) - 1;
+      if (left > 0) this.running.set(job.tenant, left);
+      else this.running.delete(job.tenant);
+    }
     if (retire && this.slots.delete(slot)) void slot.worker.terminate();
     job?.settle(outcome);
     this.dispatch();
