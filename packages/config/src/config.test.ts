@@ -55,3 +55,17 @@ describe('WORKER_TASK_QUEUES', () => {
     expect(() => loadConfig({ WORKER_TASK_QUEUES: ' , ' })).toThrow(/WORKER_TASK_QUEUES: name runs, deliveries or both/);
   });
 });
+
+describe('webhook configuration', () => {
+  test('the default retry schedule spans about 24 hours; tests can compress it', () => {
+    const c = loadConfig({});
+    const total = c.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0);
+    expect(c.WEBHOOK_RETRY_SCHEDULE[0]).toBe(5_000);
+    expect(Math.abs(total - 86_400_000)).toBeLessThan(60_000);
+    expect(c.WEBHOOK_TIMEOUT_MS).toBe(15_000);
+    expect(c.WEBHOOK_SECRET_OVERLAP_MS).toBe(86_400_000);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms, 200ms,400ms' }).WEBHOOK_RETRY_SCHEDULE).toEqual([200, 200, 400]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0s' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  });
+});

@@ -3,7 +3,7 @@ import { checkExpressionSyntax } from '../expressions/evaluate';
 import { compileTemplates, hasTemplates } from '../expressions/templates';
 import { normalizeCidr } from '../net/addressPolicy';
 import { CAP_CEILINGS } from '../workspaces/caps';
-import { DurationError, MS_PER_UNIT, parseDuration } from './duration';
+import { DurationError, MS_PER_UNIT, parseDuration } from '@svc/config';
 
 /**
  * The Zod schema of a workflow definition document (API.md §3). It checks shapes,
