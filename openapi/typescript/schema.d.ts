@@ -461,7 +461,7 @@ export interface components {
        */
       created_at: string;
       workspace_id: string;
-      /** @description run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. */
+      /** @description run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. A body is at most 256 KiB: a run whose body would be larger is sent with `truncated: true` and its input, output, step outputs and review data as null (read the run by id); the key is absent otherwise. */
       data: unknown;
     };
     WorkflowList: {
@@ -542,7 +542,7 @@ export interface components {
       };
       output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -572,10 +572,10 @@ export interface components {
       started_at: string | null;
       finished_at: string | null;
       duration_ms: number | null;
-      /** @description Secrets removed. */
+      /** @description Secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset or holds U+0000. */
       output: unknown;
       error: {
-        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_failed. */
+        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed. */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -628,7 +628,7 @@ export interface components {
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;

@@ -1,6 +1,7 @@
 import { inOrder, inOrderThenCommit, inTransaction, Prisma, rowsOf } from '@svc/db';
 import type { Db, PreparedSql, SqlSource } from '@svc/db';
 import type { EventType } from '../events/events';
+import { runEventData } from '../events/runEventData';
 import { DECIDED_VIA_TIMEOUT } from '../reviews/decidedVia';
 import type { DecidedVia } from '../reviews/decidedVia';
 import { recordEventAndDeliveries } from '../webhooks/fanOut';
@@ -32,8 +33,13 @@ export type StepsData = Record<string, { output: unknown; status: string }>;
 
 /** A run's data as its expressions see it (loadData), with the workspace's secrets still sealed. */
 export interface RunData {
+  /** The workflow version the run is pinned to. */
+  workflowId: string;
+  workflowVersion: number;
   input: unknown;
   steps: StepsData;
+  /** What its step outputs take together, as JSON (bounded by MAX_RUN_DATA_BYTES). */
+  dataBytes: number;
   secrets: SealedSecret[];
 }
 
@@ -168,7 +174,8 @@ export function createRunStore(
 
   /** finishStep's statement, on the pool or in the caller's transaction. */
   async function writeStep(db: SqlSource, runId: string, stepKey: string, w: StepWrite): Promise<WrittenStep> {
-    const [{ started, type, seconds, output }] = await rowsOf<{
+    const output = jsonb(w.output);
+    const [row] = await rowsOf<{
       started: number;
       type: string | null;
       seconds: number | null;
@@ -180,14 +187,17 @@ export function createRunStore(
                     WHERE id = ${runId} AND status = 'queued' RETURNING 1),
       step AS (UPDATE run_steps SET status = ${w.status}, attempts = GREATEST(attempts, ${w.attempts}),
              started_at = COALESCE(started_at, ${w.startedAt ?? null}::timestamptz), finished_at = now(),
-             output = COALESCE(${jsonb(w.output)}::jsonb, output), error = COALESCE(${jsonb(w.error)}::jsonb, error)
+             output = COALESCE(${output}::jsonb, output),
+             output_bytes = COALESCE(${output === null ? null : Buffer.byteLength(output)}::int, output_bytes),
+             error = COALESCE(${jsonb(w.error)}::jsonb, error)
        WHERE run_id = ${runId} AND key = ${stepKey} AND status NOT IN ('succeeded', 'failed', 'skipped', 'cancelled')
          AND (${w.fence ?? null}::int IS NULL OR attempts <= ${w.fence ?? null}::int)
        RETURNING type, EXTRACT(EPOCH FROM finished_at - started_at)::float8 AS seconds, output)
       SELECT (SELECT count(*)::int FROM run) AS started, step.type, step.seconds,
              CASE WHEN ${w.readBack ?? false} THEN step.output END AS output FROM (SELECT 1) one LEFT JOIN step ON true`,
     );
-    return { started, type, seconds, step: type ? { output, status: w.status } : null };
+    const { started, type, seconds } = row;
+    return { started, type, seconds, step: type ? { output: row.output, status: w.status } : null };
   }
 
   /** A committed writeStep, told to the observer. */
@@ -252,7 +262,7 @@ export function createRunStore(
     const [deliveries, granted] = await inOrderThenCommit(
       tx,
       // Per ending: a run re-run by a reset ends (and is announced) again.
-      () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, run),
+      () => publishIn(tx, f.workspaceId, `run.${status}`, `${f.runId}:${f.grantKey}:run.${status}`, runEventData(run)),
       () => endSlot(tx, { workspaceId: f.workspaceId, runId: f.runId, releaseKey: f.grantKey, exclusive }),
     );
     return { done: { status, granted, deliveries }, settled: Boolean(row.settled) };
@@ -295,15 +305,18 @@ export function createRunStore(
 
   return {
     /**
-     * What a run's expressions see, in one query: its input, its settled steps' outputs, and
-     * its workspace's secrets, still sealed (the caller opens them).
+     * What a run's expressions see, in one query: its input, its settled steps' outputs (and
+     * their size together), and its workspace's secrets, still sealed (the caller opens those
+     * its definition reads, openRunSecrets).
      */
     async loadData(runId: string, workspaceId: string): Promise<RunData> {
       const [row] = await rowsOf<RunData>(
         hot,
         Prisma.sql`
-        SELECT r.input, COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
+        SELECT r.workflow_id AS "workflowId", r.workflow_version AS "workflowVersion", r.input,
+          COALESCE(jsonb_object_agg(s.key, jsonb_build_object('output', s.output, 'status', s.status))
           FILTER (WHERE s.status IN ('succeeded', 'failed', 'skipped')), '{}'::jsonb) AS steps,
+          COALESCE(sum(s.output_bytes), 0)::int AS "dataBytes",
           ${sealedSecretsColumn(workspaceId)} AS secrets
         FROM runs r LEFT JOIN run_steps s ON s.run_id = r.id WHERE r.id = ${runId} AND r.workspace_id = ${workspaceId} GROUP BY r.id`,
       );
@@ -397,7 +410,13 @@ export function createRunStore(
           WHERE id = ${runId} AND status = 'queued'`;
         await tx.$executeRaw`UPDATE runs SET status = 'waiting_for_review' WHERE id = ${runId} AND status = 'running'`;
         const run = await readSettled(tx, runId, workspaceId);
-        const deliveries = await publishIn(tx, workspaceId, 'run.waiting_for_review', `${review.id}:run.waiting_for_review`, run);
+        const deliveries = await publishIn(
+          tx,
+          workspaceId,
+          'run.waiting_for_review',
+          `${review.id}:run.waiting_for_review`,
+          runEventData(run),
+        );
         // Last: the workspace's slot lock is held from here to the commit.
         const granted = await releaseSlots(tx, { workspaceId, runIds: [runId], grantKey: args.grantKey });
         return { granted, deliveries };
@@ -453,7 +472,7 @@ export function createRunStore(
         prisma.$executeRaw`DELETE FROM reviews v USING run_steps s
           WHERE v.run_id = ${runId} AND s.run_id = v.run_id AND s.key = v.step_key AND s.position >= ${fromStep}`,
         prisma.$executeRaw`UPDATE run_steps SET status = 'pending', attempts = 0, started_at = NULL, finished_at = NULL,
-          output = NULL, error = NULL WHERE run_id = ${runId} AND position >= ${fromStep}`,
+          output = NULL, output_bytes = 0, error = NULL WHERE run_id = ${runId} AND position >= ${fromStep}`,
         prisma.$executeRaw`UPDATE runs SET status = 'running', output = NULL, error = NULL, finished_at = NULL,
           started_at = COALESCE(started_at, now()) WHERE id = ${runId}`,
       ]);
