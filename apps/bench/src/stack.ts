@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { APP_PROCESS_ENV_DEFAULTS, loadConfig } from '@svc/config';
+import { APP_PROCESSES, loadConfig } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   SEARCH_ATTRIBUTES,
@@ -216,7 +216,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
       startApp(
         'worker',
         [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN],
-        { ...APP_PROCESS_ENV_DEFAULTS.worker, ...appEnv },
+        { ...APP_PROCESSES.worker.env, ...appEnv },
         path.join(dataDir, 'worker.log'),
         'worker running',
       ),
@@ -235,7 +235,7 @@ export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): P
     const gateway = await startApp(
       'gateway',
       [...profile, ...GATEWAY_NODE_FLAGS, GATEWAY_MAIN],
-      { ...APP_PROCESS_ENV_DEFAULTS.gateway, ...appEnv, PORT: String(apiPort) },
+      { ...APP_PROCESSES.gateway.env, ...appEnv, PORT: String(apiPort) },
       path.join(dataDir, 'gateway.log'),
       'gateway listening',
     );

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { appLaunch } from './appLaunch';
+import { APP_PROCESSES } from './appProcesses';
 import { loadConfig } from './config';
 
 describe('SVC_ENCRYPTION_KEY_PREVIOUS', () => {
@@ -53,5 +55,25 @@ describe('WORKER_TASK_QUEUES', () => {
   it('refuses an unknown queue, or none, naming the variable', () => {
     expect(() => loadConfig({ WORKER_TASK_QUEUES: 'runs,webhooks' })).toThrow(/WORKER_TASK_QUEUES\.1/);
     expect(() => loadConfig({ WORKER_TASK_QUEUES: ' , ' })).toThrow(/WORKER_TASK_QUEUES: name runs, deliveries or both/);
+  });
+});
+
+describe('appLaunch', () => {
+  it('starts each app with its node flags and process defaults', () => {
+    for (const name of ['gateway', 'worker'] as const) {
+      const launch = appLaunch(name, {});
+      expect(launch).toEqual({
+        entry: APP_PROCESSES[name].entry,
+        nodeFlags: [...APP_PROCESSES[name].nodeFlags],
+        env: APP_PROCESSES[name].env,
+      });
+    }
+    expect(APP_PROCESSES.worker.env.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it("keeps the environment's own flags and settings above the defaults", () => {
+    const launch = appLaunch('gateway', { GATEWAY_NODE_FLAGS: '--optimize-for-size', MALLOC_ARENA_MAX: '4', LOG_LEVEL: 'warn' });
+    expect(launch.nodeFlags).toEqual(['--optimize-for-size']);
+    expect(launch.env).toEqual({ GATEWAY_NODE_FLAGS: '--optimize-for-size', MALLOC_ARENA_MAX: '4', LOG_LEVEL: 'warn' });
   });
 });
