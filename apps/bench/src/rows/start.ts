@@ -46,13 +46,8 @@ export async function startRow(b: Bench): Promise<Row> {
 
 /** Waits until the tenants' runs have all ended, for at most the profile's drain time; answers how many had not. */
 async function drain(b: Bench, tenants: Tenant[]): Promise<number> {
-  const unfinished = async () =>
-    (
-      await runFigures(
-        b,
-        tenants.map((t) => t.workspaceId),
-      )
-    ).unfinished;
+  const ids = tenants.map((t) => t.workspaceId);
+  const unfinished = async () => (await runFigures(b, ids)).unfinished;
   await waitUntil(b, b.profile.drainSec, async () => (await unfinished()) === 0);
   return unfinished();
 }

@@ -7,12 +7,12 @@ import type { Row } from '../report';
 import { round, summarize } from '../stats';
 
 /**
- * Outbound webhooks: runs started at a steady rate (half the SDK floor's runs finished per second in the finish row),
- * each ending in a `run.succeeded` event for a local receiver that checks its signature. Latency
- * = arrival − the event's `created_at` (the run settled). The baseline is the SDK floor's own
- * webhook path at the same rate: a run whose activity starts a delivery workflow that POSTs the
- * signed event (floor/workflows.ts), two workflows per event as svc's. Events still missing when
- * collection ends are counted, not waited for.
+ * Outbound webhooks: runs started at a steady rate (half the SDK floor's runs finished per second,
+ * from the finish row), each ending in a `run.succeeded` event for a local receiver that checks
+ * its signature. Latency = arrival − the event's `created_at` (the run settled). The baseline is
+ * the SDK floor's own webhook path at the same rate: a run whose activity starts a delivery
+ * workflow that POSTs the signed event (floor/workflows.ts), two workflows per event as svc's.
+ * Events still missing when collection ends are counted, not waited for.
  */
 export async function webhooksRow(b: Bench, before: Row[]): Promise<Row> {
   const floorFinished = before.find((r) => r.id === 'finish.throughput')?.baseline.value;
