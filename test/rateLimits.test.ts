@@ -305,17 +305,13 @@ describe('across gateway instances', () => {
     const ports = [await freePort(), await freePort()];
     gateways = await Promise.all(
       ports.map((port) =>
-        spawnApp(
-          'gateway',
-          {
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            TEMPORAL_TASK_QUEUE: stack.taskQueue,
-            LOG_LEVEL: 'info',
-            RATE_LIMIT_UNAUTHENTICATED_PER_MIN: '4',
-          },
-          /gateway listening/,
-        ),
+        spawnApp('gateway', {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          TEMPORAL_TASK_QUEUE: stack.taskQueue,
+          LOG_LEVEL: 'info',
+          RATE_LIMIT_UNAUTHENTICATED_PER_MIN: '4',
+        }),
       ),
     );
     urls = ports.map((p) => `http://127.0.0.1:${p}`);

@@ -27,10 +27,3 @@ export async function historyShape(client: Client, workflowId: string): Promise<
     updates: count((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
   };
 }
-
-export function describeShape(s: HistoryShape): string {
-  return (
-    `${s.workflowTasks} workflow tasks, ${s.activities} activities, ${s.localActivities} local activities, ` +
-    `${s.timers} timers, ${s.updates} updates; ${s.events} events, ${s.bytes} bytes`
-  );
-}
