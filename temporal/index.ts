@@ -4,14 +4,18 @@ import path from 'node:path';
 
 export const workflowsPath = require.resolve('./workflows');
 
-/** The workflow bundle `npm run build` writes next to the compiled code, when present. */
-export function prebuiltWorkflowBundlePath(): string | undefined {
-  const file = path.join(__dirname, 'workflow-bundle.js');
+/**
+ * The workflow bundle `npm run build` writes next to the compiled code, when present; `traced`:
+ * the one with OpenTelemetry's workflow interceptors.
+ */
+export function prebuiltWorkflowBundlePath(traced = false): string | undefined {
+  const file = path.join(__dirname, traced ? 'workflow-bundle.traced.js' : 'workflow-bundle.js');
   return __filename.endsWith('.js') && existsSync(file) ? file : undefined;
 }
 export { createActivities, createDeliveryQueueActivities, createRunQueueActivities } from './activities';
 export type { ActivityDeps, RunActivities } from './activities';
-export { connectTemporalClient } from './client/connection';
+export { connectTemporalClient, temporalTls } from './client/connection';
+export { clientTracingInterceptors } from './client/tracing';
 export type { TemporalClientConfig } from './client/connection';
 export { createRunLauncher, runStartOptions } from './client/runLauncher';
 export { createRunControl } from './client/runControl';

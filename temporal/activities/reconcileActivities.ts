@@ -5,6 +5,7 @@ import type { SlotGrant, SweepResult } from '@svc/domain';
 import { RUN_WORKFLOW_TYPE } from '../shared/runTypes';
 import { SA_RUN_ID } from '../shared/searchAttributes';
 import type { AfterCommitActions } from './afterCommit';
+import { logRunFailed } from './runFailureLog';
 import type { SvcMetrics } from './metrics';
 
 const DESCRIBE_BATCH = 20;
@@ -70,6 +71,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps, after: Af
         grantKey: key,
       });
       await after.done(run.workspaceId, key, done);
+      await logRunFailed(deps.prisma, run.id);
       settled++;
     }
     return settled;

@@ -26,6 +26,7 @@ import type {
 import type { AfterCommitActions } from './afterCommit';
 import { failedPermanently, isSkipped } from './runContext';
 import type { RunContext, RunContexts } from './runContext';
+import { logRunFailed } from './runFailureLog';
 import { claimAndTell } from './slotActivities';
 import { capacityRetry, expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
@@ -154,6 +155,7 @@ export function createRunActivities(deps: RunActivityDeps, store: RunStore, runs
   /** After an ending's commit: the next runs are told of their slot and the deliveries started. */
   async function ended(args: SlotRequest, done: AfterCommit & { status: TerminalRunStatus }): Promise<{ status: TerminalRunStatus }> {
     await after.done(args.workspaceId, args.grantKey, done);
+    if (done.status === 'failed') await logRunFailed(deps.prisma, args.runId);
     return { status: done.status };
   }
 
@@ -245,4 +247,3 @@ export function createRunActivities(deps: RunActivityDeps, store: RunStore, runs
     finishRun: async (args: FinishRunInput) => ended(args, await store.finishRun(await runEnding(args))),
   };
 }
-

@@ -1,21 +1,50 @@
+import { readFileSync } from 'node:fs';
 import { Client, Connection, makeGrpcRetryInterceptor } from '@temporalio/client';
+import type { ClientInterceptors, TLSConfig } from '@temporalio/client';
 import type { Config } from '@svc/config';
 import { svcGrpcRetryOptions } from './updateLimit';
 
-export type TemporalClientConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'>;
+export type TemporalTlsConfig = Pick<
+  Config,
+  'TEMPORAL_TLS' | 'TEMPORAL_TLS_CERT_PATH' | 'TEMPORAL_TLS_KEY_PATH' | 'TEMPORAL_TLS_CA_PATH' | 'TEMPORAL_TLS_SERVER_NAME'
+>;
+export type TemporalClientConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_API_KEY'> & TemporalTlsConfig;
+
+/**
+ * The TLS of every connection to Temporal (the gateway's and the CLI's clients, the worker's
+ * NativeConnection): off unless TEMPORAL_TLS or a certificate file is set; with a client
+ * certificate and key it is mutual TLS. The files are read when a process connects.
+ */
+export function temporalTls(config: TemporalTlsConfig): TLSConfig | undefined {
+  const {
+    TEMPORAL_TLS_CERT_PATH: cert,
+    TEMPORAL_TLS_KEY_PATH: key,
+    TEMPORAL_TLS_CA_PATH: ca,
+    TEMPORAL_TLS_SERVER_NAME: serverName,
+  } = config;
+  if (!config.TEMPORAL_TLS && !cert && !ca) return undefined;
+  return {
+    ...(serverName ? { serverNameOverride: serverName } : {}),
+    ...(ca ? { serverRootCACertificate: readFileSync(ca) } : {}),
+    ...(cert && key ? { clientCertPair: { crt: readFileSync(cert), key: readFileSync(key) } } : {}),
+  };
+}
 
 /** One client per process: the same options for a dev server, a cluster or Temporal Cloud. */
-export async function connectTemporalClient(config: TemporalClientConfig): Promise<{ client: Client; connection: Connection }> {
+export async function connectTemporalClient(
+  config: TemporalClientConfig,
+  options: { interceptors?: ClientInterceptors } = {},
+): Promise<{ client: Client; connection: Connection }> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const connection = await Connection.connect({
     address: config.TEMPORAL_ADDRESS,
-    tls: config.TEMPORAL_TLS || undefined,
+    tls: temporalTls(config),
     apiKey: config.TEMPORAL_API_KEY,
     interceptors: [makeGrpcRetryInterceptor(svcGrpcRetryOptions())],
   });
   // connect's readiness check ran under a deadline, which left the call context on: off until a wait needs it.
   connection.callContextStorage.disable();
-  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: options.interceptors }), connection };
 }
 
 const openScopes = new WeakMap<Connection['callContextStorage'], number>();

@@ -6,6 +6,7 @@ import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
 import type { Metrics } from './http/metrics';
+import { accessLog } from './middleware/accessLog';
 import { authenticate } from './middleware/authenticate';
 import { clientAddresses } from './middleware/clientAddress';
 import { errorHandler, notFound } from './middleware/errorHandler';
@@ -36,6 +37,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
 
   app.use(requestId);
+  app.use(accessLog(deps.logger));
   // Deprecated operations (as the contract registers them) answer with Deprecation/Sunset/Link.
   app.use(deprecationNotices(openapi));
   app.use(metrics.observe);

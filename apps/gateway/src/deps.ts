@@ -8,6 +8,8 @@ export interface Readiness {
   /** Resolves when the dependency answers; rejects otherwise. */
   database(): Promise<void>;
   temporal(): Promise<void>;
+  /** True once the gateway was told to stop: it still serves, but is no longer ready. */
+  draining?(): boolean;
 }
 
 export interface GatewayDeps {

@@ -1,3 +1,4 @@
+import { tracing } from './tracing';
 import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { configureSandbox } from '@svc/domain';
@@ -6,7 +7,7 @@ import { createMetrics, createMetricsApp } from './http/metrics';
 import { createGatewayDeps } from './wiring';
 
 async function main(): Promise<void> {
-  const logger = createLogger({ name: 'gateway' });
+  const logger = createLogger({ name: 'gateway', mixin: tracing?.logFields });
   const config = requireAppSettings(loadConfig());
   configureSandbox({ threads: config.GATEWAY_SANDBOX_THREADS });
   const db = createDb(config.DATABASE_URL, {
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
-  const deps = await createGatewayDeps(config, logger, db);
+  const deps = await createGatewayDeps(config, logger, db, { traced: Boolean(tracing) });
   const metrics = createMetrics();
   const server = createApp(deps, metrics).listen(config.PORT, config.HOST, () => {
     logger.info({ url: config.BASE_URL, port: config.PORT, host: config.HOST }, 'gateway listening');
@@ -34,17 +35,27 @@ async function main(): Promise<void> {
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
 
+  // Draining: /readyz answers 503 while everything else is served as before, so a load balancer
+  // stops sending new requests; then the listener closes and held requests (`wait`) finish.
+  let stopping = false;
   const stop = (signal: string) => {
-    logger.info({ signal }, 'gateway stopping');
-    server.close(() => {
-      void deps
-        .close()
-        .then(() => db.close())
-        .finally(() => process.exit(0));
-    });
-    server.closeIdleConnections();
-    metricsServer?.close();
-    setTimeout(() => process.exit(0), 30_000).unref();
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, drainMs: config.GATEWAY_DRAIN_MS }, 'gateway draining');
+    deps.drain();
+    setTimeout(() => process.exit(0), config.GATEWAY_DRAIN_MS + 35_000).unref();
+    setTimeout(() => {
+      logger.info('gateway stopping');
+      server.close(() => {
+        void deps
+          .close()
+          .then(() => db.close())
+          .then(() => tracing?.shutdown())
+          .finally(() => process.exit(0));
+      });
+      server.closeIdleConnections();
+      metricsServer?.close();
+    }, config.GATEWAY_DRAIN_MS);
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

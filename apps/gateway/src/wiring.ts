@@ -1,7 +1,7 @@
 import type { Config, Logger } from '@svc/config';
 import type { DbHandle } from '@svc/db';
 import { listenForSettledRuns } from '@svc/domain';
-import { connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
+import { clientTracingInterceptors, connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
 import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
 import { createRateLimiter } from './ratelimit/limiter';
@@ -11,8 +11,11 @@ export async function createGatewayDeps(
   config: Config & { SVC_ENCRYPTION_KEY: Buffer; DATABASE_URL: string },
   logger: Logger,
   db: DbHandle,
-): Promise<GatewayDeps & { close(): Promise<void> }> {
-  const { client, connection } = await connectTemporalClient(config);
+  options: { traced?: boolean } = {},
+): Promise<GatewayDeps & { drain(): void; close(): Promise<void> }> {
+  // Traced: the workflows a request starts carry its trace.
+  const { client, connection } = await connectTemporalClient(config, options.traced ? { interceptors: clientTracingInterceptors() } : {});
+  let draining = false;
   const rateLimiter = createRateLimiter({
     pool: db.pool,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
@@ -41,8 +44,12 @@ export async function createGatewayDeps(
       async temporal() {
         await connection.healthService.check({});
       },
+      draining: () => draining,
     },
     rateLimiter,
+    drain() {
+      draining = true;
+    },
     async close() {
       rateLimiter.close();
       await settleNotices.close();

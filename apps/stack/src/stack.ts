@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { APP_PROCESSES, appLaunch, loadConfig } from '@svc/config';
+import { APP_PROCESSES, appLaunch, defaultLogFormat, loadConfig } from '@svc/config';
 import type { AppName } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
@@ -301,6 +301,10 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
     HOST: cfg.HOST,
     BASE_URL: baseUrl,
     DATA_DIR: dataDir,
+    // The apps write through our pipes: they log for a person when we write to a terminal.
+    LOG_FORMAT: defaultLogFormat(env),
+    // No load balancer to tell: a stop need not wait for one.
+    GATEWAY_DRAIN_MS: env.GATEWAY_DRAIN_MS ?? '0',
   };
   // The worker's metrics: WORKER_METRICS_ADDRESS when given, else its default port or the next free one.
   const workerMetrics = env.WORKER_METRICS_ADDRESS

@@ -10,10 +10,13 @@ import {
   createRunQueueActivities,
   createSvcMetrics,
   prebuiltWorkflowBundlePath,
+  temporalTls,
   workflowsPath,
 } from '@svc/temporal';
 import type { WebhookRuntime } from '@svc/temporal';
 import { sampleQueuedRuns } from './queuedGauge';
+import { TRACED_WORKFLOW_INTERCEPTORS } from './tracing';
+import type { WorkerTracing } from './tracing';
 
 export interface WorkerDeps {
   config: Config;
@@ -34,13 +37,15 @@ export interface WorkerDeps {
 export interface WorkerSet {
   run(): Promise<void>;
   shutdown(): void;
+  /** Every Worker polls: false before run() and from a shutdown (or SIGTERM) on. */
+  ready(): boolean;
 }
 
 export async function connectWorkerTemporal(config: Config): Promise<NativeConnection> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   return NativeConnection.connect({
     address: config.TEMPORAL_ADDRESS,
-    tls: config.TEMPORAL_TLS || undefined,
+    tls: temporalTls(config),
     apiKey: config.TEMPORAL_API_KEY,
   });
 }
@@ -54,7 +59,7 @@ export async function connectWorkerTemporal(config: Config): Promise<NativeConne
 export async function createWorkers(
   deps: WorkerDeps,
   connection: NativeConnection,
-  opts: { workflowBundle?: WorkerOptions['workflowBundle']; queues?: Config['WORKER_TASK_QUEUES'] } = {},
+  opts: { workflowBundle?: WorkerOptions['workflowBundle']; queues?: Config['WORKER_TASK_QUEUES']; tracing?: WorkerTracing } = {},
 ): Promise<WorkerSet> {
   const { config } = deps;
   const serves = opts.queues ?? config.WORKER_TASK_QUEUES;
@@ -63,14 +68,24 @@ export async function createWorkers(
   });
   // On the Runtime's meter: the worker's Prometheus endpoint when main.ts installed one, else a no-op.
   const metrics = createSvcMetrics(Runtime.instance().metricMeter);
-  const prebuilt = prebuiltWorkflowBundlePath();
+  const traced = opts.tracing;
+  const prebuilt = prebuiltWorkflowBundlePath(Boolean(traced));
   // The build's bundle when there is one; otherwise bundle the sources now (slower start).
   const code = opts.workflowBundle
     ? { workflowBundle: opts.workflowBundle }
     : prebuilt
       ? { workflowBundle: { codePath: prebuilt } }
-      : { workflowsPath };
-  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS, ...code };
+      : { workflowsPath, ...(traced ? { interceptors: { workflowModules: [TRACED_WORKFLOW_INTERCEPTORS] } } : {}) };
+  const common: Omit<WorkerOptions, 'taskQueue'> = {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    ...code,
+  };
+  if (traced) {
+    common.sinks = traced.sinks;
+    common.interceptors = { ...common.interceptors, activity: traced.interceptors.activity };
+  }
   // What both queues' activities are built over.
   const shared = { prisma: deps.prisma, sql: deps.sql, secretBox: deps.secretBox, webhooks: deps.webhooks, metrics };
   const workers: Worker[] = [];
@@ -105,6 +120,7 @@ export async function createWorkers(
       await Promise.all(workers.map((w) => w.run().finally(stopAll))).finally(stopSampling);
     },
     shutdown: stopAll,
+    ready: () => workers.every((w) => w.getState() === 'RUNNING'),
   };
 }
 

@@ -1,16 +1,19 @@
-import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
+import { tracing } from './startTracing';
+import { buildInfo, createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
 import { createDb } from '@svc/db';
 import { configureSandbox } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
-import { createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
+import { clientTracingInterceptors, createWebhookRuntime, ensureReconciler, startDeliveryRelay } from '@svc/temporal';
 import { connectWorkerTemporal, createWorkers } from './createWorker';
 import { prometheusTelemetry } from './telemetry';
+import { workerTracing } from './tracing';
+import { freeLoopbackPort, listenWorkerHttp } from './workerHttp';
 
 async function main(): Promise<void> {
-  const logger = createLogger({ name: 'worker' });
+  const logger = createLogger({ name: 'worker', mixin: tracing?.logFields });
   const config = requireAppSettings(loadConfig());
   configureSandbox({ threads: config.WORKER_SANDBOX_THREADS });
   // The SDK's own logs go through pino too, so a worker writes one JSON log stream.
@@ -21,10 +24,16 @@ async function main(): Promise<void> {
     WARN: 'warn',
     ERROR: 'error',
   };
+  // The Runtime's Prometheus listener stays on loopback; WORKER_METRICS_ADDRESS serves it with the probes.
+  const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[sdkLevel[entry.level]]({ sdk: entry.meta }, entry.message)),
-    telemetryOptions: prometheusTelemetry(config.WORKER_METRICS_ADDRESS),
+    telemetryOptions: prometheusTelemetry(runtimeMetrics),
   });
+  const build = buildInfo();
+  Runtime.instance()
+    .metricMeter.createGauge('svc_build_info', 'int', undefined, 'Always 1; the labels name the running build')
+    .set(1, { version: build.version, commit: build.commit ?? 'unknown' });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -34,7 +43,11 @@ async function main(): Promise<void> {
   // A client too: activities start webhook delivery workflows, and the relay starts the outbox's.
   // On the worker's own connection: its calls go through the SDK's Rust core, one connection per
   // process and less CPU per call than a second, grpc-js connection (measured, README Performance).
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...(tracing ? { interceptors: clientTracingInterceptors() } : {}),
+  });
   const webhooks = createWebhookRuntime({
     config,
     prisma: db.prisma,
@@ -57,7 +70,14 @@ async function main(): Promise<void> {
       temporalClient: client,
     },
     connection,
+    { tracing: tracing && workerTracing(tracing) },
   );
+  const http = await listenWorkerHttp({
+    address: config.WORKER_METRICS_ADDRESS,
+    runtimeMetricsUrl: `http://${runtimeMetrics}/metrics`,
+    ready: () => workers.ready(),
+    logger,
+  });
   const serves = config.WORKER_TASK_QUEUES;
   // The reconciler's Schedule runs on the run queue; the outbox relay starts deliveries.
   if (serves.includes('runs')) {
@@ -81,8 +101,10 @@ async function main(): Promise<void> {
   await workers.run();
   await relay?.stop();
   webhooks.mailer.close();
+  http.close();
   await connection.close();
   await db.close();
+  await tracing?.shutdown();
   logger.info('worker stopped');
 }
 

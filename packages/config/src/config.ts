@@ -33,8 +33,16 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:\[\]]+):\d{1,5}$/, 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one object a line) or `pretty` (for people); unset: pretty on a terminal, else json (createLogger reads it). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /**
+   * How long a gateway told to stop (SIGTERM) keeps serving with `/readyz` answering 503, so load
+   * balancers stop sending it new requests, before it closes its listener; held requests then
+   * finish before it exits.
+   */
+  GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /** Public address of the gateway, used in trigger URLs, Location headers and links. */
   BASE_URL: z.url().optional(),
   DATA_DIR: z.string().default('.data'),
@@ -58,7 +66,15 @@ export const configSchema = z.object({
     .default(['runs', 'deliveries']),
   /** How often the reconciler Schedule settles runs terminated from Temporal and reclaims their slots. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  /** TLS to Temporal with the system's roots (Temporal Cloud with an API key). Any TEMPORAL_TLS_*_PATH turns TLS on too. */
   TEMPORAL_TLS: bool.default(false),
+  /** Mutual TLS: the client certificate (PEM) every process presents to Temporal, and its key (set both). */
+  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+  /** The CA (PEM) that signed Temporal's server certificate, when not a public one. */
+  TEMPORAL_TLS_CA_PATH: z.string().min(1).optional(),
+  /** The name Temporal's server certificate is checked against, when it is not TEMPORAL_ADDRESS's host. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   /** AES-256-GCM key for secrets at rest (workspace, trigger and webhook secrets) and review links. */
   SVC_ENCRYPTION_KEY: key32.optional(),
@@ -175,11 +191,19 @@ export const configSchema = z.object({
   GATEWAY_NODE_FLAGS: nodeFlags.default([...APP_PROCESSES.gateway.nodeFlags]),
 });
 
+/** Mutual TLS needs the certificate and its key together. */
+const withTlsPair = configSchema.superRefine((c, ctx) => {
+  if (Boolean(c.TEMPORAL_TLS_CERT_PATH) !== Boolean(c.TEMPORAL_TLS_KEY_PATH)) {
+    const missing = c.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'set TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH together' });
+  }
+});
+
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };
 
 /** Parses the environment once; throws a readable error naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  const parsed = withTlsPair.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

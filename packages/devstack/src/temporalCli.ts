@@ -1,10 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { svcCacheDir } from './cacheDir';
-import { withFileLock } from './fileLock';
-import { forEachLine, LineTail, silentLog, type Log } from './log';
+import { ensureGoTool, goInstallCommand, goToolCacheDir, isExecutableFile } from './goTool';
+import type { GoTool } from './goTool';
+import { silentLog, type Log } from './log';
 
 /**
  * The Temporal CLI carries the real Temporal server (`temporal server start-dev`) and its
@@ -15,11 +13,19 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
 
 const BINARY_NAME = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
-const BUILD_TIMEOUT_MS = 30 * 60_000;
+
+const TEMPORAL_CLI_TOOL: GoTool = {
+  label: 'The Temporal CLI (which contains the Temporal dev server)',
+  name: 'temporal-cli',
+  version: TEMPORAL_CLI_VERSION,
+  packages: [TEMPORAL_CLI_MODULE],
+  binaries: [BINARY_NAME],
+  buildMinutes: 5,
+};
 
 /** `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1` */
 export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(svcCacheDir(env), 'temporal-cli', TEMPORAL_CLI_VERSION);
+  return goToolCacheDir(TEMPORAL_CLI_TOOL, env);
 }
 
 /** Where the built binary is cached. */
@@ -29,23 +35,7 @@ export function cachedTemporalCliPath(env: NodeJS.ProcessEnv = process.env): str
 
 /** The command that builds the CLI into `dir`, as a person would type it. */
 export function temporalCliBuildCommand(dir: string): string {
-  return `GOBIN=${dir} go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`;
-}
-
-export function isExecutableFile(p: string): boolean {
-  try {
-    if (!statSync(p).isFile()) return false;
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function goVersion(env: NodeJS.ProcessEnv): string | null {
-  const r = spawnSync('go', ['version'], { env, encoding: 'utf8' });
-  if (r.error || r.status !== 0) return null;
-  return r.stdout.trim();
+  return goInstallCommand(TEMPORAL_CLI_TOOL, dir);
 }
 
 /** The version a `temporal --version` line names (`temporal version 1.5.1 (Server …)`), as numbers. */
@@ -77,7 +67,7 @@ export function temporalCliOnPath(env: NodeJS.ProcessEnv = process.env): string 
  * 1. `TEMPORAL_CLI_PATH` (must point at an executable file);
  * 2. a `temporal` on PATH, TEMPORAL_CLI_VERSION or newer;
  * 3. the cached build at `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1/temporal`;
- * 4. a fresh `go install` into that cache (takes ~5 minutes; concurrent callers wait for one build);
+ * 4. a fresh `go install` into that cache (ensureGoTool: ~5 minutes; concurrent callers wait for one build);
  * 5. otherwise an error that says how to get one.
  */
 export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
@@ -95,86 +85,9 @@ export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.Proces
   const onPath = temporalCliOnPath(env);
   if (onPath) return onPath;
 
-  const target = cachedTemporalCliPath(env);
-  if (isExecutableFile(target)) return target;
-
-  const dir = path.dirname(target);
-  const go = goVersion(env);
-  if (!go) {
-    throw new Error(
-      [
-        'The Temporal CLI (which contains the Temporal dev server) was not found, and Go is not installed to build it.',
-        'Do one of these, then run the command again:',
-        `  - install Go >= 1.23 (https://go.dev/dl/); it is then built automatically (about 5 minutes, once) with:`,
-        `      ${temporalCliBuildCommand(dir)}`,
-        `  - or put a \`temporal\` binary (${TEMPORAL_CLI_VERSION} or newer, e.g. from https://github.com/temporalio/cli/releases)`,
-        '    on PATH, or set TEMPORAL_CLI_PATH to one.',
-      ].join('\n'),
-    );
-  }
-
-  mkdirSync(dir, { recursive: true });
-  return withFileLock(path.join(dir, '.build.lock'), 'the Temporal CLI build', log, BUILD_TIMEOUT_MS, async () => {
-    // Someone may have built it while we waited for the lock.
-    if (isExecutableFile(target)) return target;
-    await buildTemporalCli(dir, target, go, log, env);
-    return target;
-  });
-}
-
-async function buildTemporalCli(dir: string, target: string, go: string, log: Log, env: NodeJS.ProcessEnv): Promise<void> {
-  const tmp = await mkdtemp(path.join(dir, '.build-'));
-  const started = Date.now();
-  log(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with ${go} (once; takes about 5 minutes):`);
-  log(`  ${temporalCliBuildCommand(dir)}`);
-  const tail = new LineTail(40);
-  let downloads = 0;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      // The official release binaries are built without cgo; that also spares us a C toolchain.
-      const childEnv: NodeJS.ProcessEnv = { ...env, GOBIN: tmp, CGO_ENABLED: env.CGO_ENABLED ?? '0' };
-      delete childEnv.GOOS;
-      delete childEnv.GOARCH;
-      const child = spawn('go', ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
-        env: childEnv,
-        cwd: tmp, // outside any Go module, so go.mod files around the caller do not interfere
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const onLine = (line: string): void => {
-        tail.push(line);
-        if (line.startsWith('go: downloading')) downloads++;
-      };
-      forEachLine(child.stdout, onLine);
-      forEachLine(child.stderr, onLine);
-      const heartbeat = setInterval(() => {
-        const s = Math.round((Date.now() - started) / 1000);
-        log(`  ... still building the Temporal CLI (${s}s, ${downloads} modules downloaded)`);
-      }, 30_000);
-      const timeout = setTimeout(() => child.kill('SIGKILL'), BUILD_TIMEOUT_MS);
-      child.once('error', (err) => {
-        clearInterval(heartbeat);
-        clearTimeout(timeout);
-        reject(err);
-      });
-      child.once('close', (code, signal) => {
-        clearInterval(heartbeat);
-        clearTimeout(timeout);
-        if (code === 0) resolve();
-        else reject(new Error(`go install ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`));
-      });
-    });
-    const built = path.join(tmp, BINARY_NAME);
-    if (!isExecutableFile(built)) throw new Error(`go install succeeded but ${built} is missing`);
-    renameSync(built, target);
-    log(`Built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)}s: ${target}`);
-  } catch (err) {
-    throw new Error(
-      `Building the Temporal CLI failed: ${(err as Error).message}\n` +
-        `Command: ${temporalCliBuildCommand(dir)} (needs Go >= 1.23 and access to the Go module proxy)\n` +
-        `Or set TEMPORAL_CLI_PATH to an existing \`temporal\` binary.\n` +
-        (tail.toString() ? `Last output:\n${tail.toString()}` : ''),
-    );
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const dir = await ensureGoTool(TEMPORAL_CLI_TOOL, log, env, [
+    `put a \`temporal\` binary (${TEMPORAL_CLI_VERSION} or newer, e.g. from https://github.com/temporalio/cli/releases)`,
+    '    on PATH, or set TEMPORAL_CLI_PATH to one.',
+  ]);
+  return path.join(dir, BINARY_NAME);
 }

@@ -4,7 +4,7 @@ import { svcCacheDir } from './cacheDir';
 import { withFileLock } from './fileLock';
 import { silentLog, type Log } from './log';
 import { runCommand } from './runCommand';
-import { isExecutableFile } from './temporalCli';
+import { isExecutableFile } from './goTool';
 
 /**
  * The tools the test suite drives besides Temporal and PostgreSQL, provisioned by the test setup

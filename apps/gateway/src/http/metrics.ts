@@ -1,9 +1,11 @@
 import express from 'express';
 import type { Express, RequestHandler } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { buildInfo } from '@svc/config';
 import { AppError } from '@svc/domain';
 import { safeEqual } from '@svc/signing';
 import type { Logger } from '@svc/config';
+import { routeOf } from '../middleware/accessLog';
 import { errorHandler, notFound } from '../middleware/errorHandler';
 
 export interface Metrics {
@@ -15,6 +17,13 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const { version, commit } = buildInfo();
+  new Gauge({
+    name: 'svc_build_info',
+    help: 'Always 1; the labels name the running build',
+    labelNames: ['version', 'commit'] as const,
+    registers: [registry],
+  }).set({ version, commit: commit ?? 'unknown' }, 1);
   const duration = new Histogram({
     name: 'svc_http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -26,8 +35,7 @@ export function createMetrics(): Metrics {
     const end = duration.startTimer();
     res.on('finish', () => {
       // The matched route pattern, never the raw path, so ids don't explode cardinality.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      end({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route: routeOf(req), status: String(res.statusCode) });
     });
     next();
   };
