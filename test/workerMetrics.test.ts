@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { buildInfo } from '@svc/config';
 import { applyWorkflowAndAnnounce, validateDefinition } from '@svc/domain';
 import { findFreePort } from '@svc/devstack';
 import { startEchoServer } from './helpers/echoServer';
@@ -29,11 +30,13 @@ async function spawnWorker(env: Record<string, string> = {}) {
     TEMPORAL_TASK_QUEUE: stack.taskQueue,
     WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`,
     LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
     ...env,
   });
   workers.push(worker);
   return {
     worker,
+    url: `http://127.0.0.1:${port}`,
     async scrape() {
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(res.status).toBe(200);
@@ -176,6 +179,73 @@ describe('worker metrics', () => {
       expect(deliveries.worker.output()).toMatch(/"serves":\["deliveries"\]/);
     } finally {
       await server.close();
+    }
+  });
+
+  it('serves /healthz with its build and /readyz on the metrics listener, logs a failed run, and drains on SIGTERM', async () => {
+    await stack.stopWorker();
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    const { worker, url, scrape } = await spawnWorker({ SVC_GIT_COMMIT: '0123abcd' });
+    const held: ServerResponse[] = [];
+    const server = await startEchoServer((_req, res) => held.push(res));
+    try {
+      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok', version: buildInfo().version, commit: '0123abcd' });
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect(series(await scrape(), 'svc_build_info', { version: buildInfo().version, commit: '0123abcd' })).toBe(1);
+
+      // A failed run: one warning line with its ids and error code.
+      const { key, workspaceId } = await stack.tenant();
+      const failing = await stack.apply(workspaceId, {
+        name: 'Fails',
+        slug: 'fails',
+        steps: [{ key: 'x', type: 'transform', expression: '$error("no")' }],
+      });
+      const failed = await stack.api('POST', `/api/v1/workflows/${failing.id}/runs`, { key, body: { input: {}, wait: true } });
+      expect(failed.body.status).toBe('failed');
+      const line = await waitFor(
+        async () =>
+          worker
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"run failed"') && l.includes(failed.body.id)),
+        (l) => l !== undefined,
+        10_000,
+      );
+      expect(JSON.parse(line!)).toMatchObject({
+        level: 40,
+        msg: 'run failed',
+        sdk: { runId: failed.body.id, workspaceId, code: failed.body.error.code },
+      });
+
+      // A step in flight when SIGTERM comes: not ready from then on, and the step still finishes.
+      const blocking = await stack.apply(workspaceId, {
+        name: 'Blocks',
+        slug: 'blocks',
+        steps: [{ key: 'call', type: 'http', method: 'GET', url: server.url, timeout: '60s' }],
+      });
+      const run = await stack.api('POST', `/api/v1/workflows/${blocking.id}/runs`, { key, body: { input: {} } });
+      await waitFor(
+        () => Promise.resolve(held.length),
+        (n) => n === 1,
+      );
+      worker.child.kill('SIGTERM');
+      await waitFor(
+        () => fetch(`${url}/readyz`).then((r) => r.status),
+        (s) => s === 503,
+        10_000,
+        50,
+      );
+      held.shift()!.writeHead(200).end('late');
+      await waitFor(
+        () => stack.db.prisma.run.findUniqueOrThrow({ where: { id: run.body.id } }),
+        (r) => r.status === 'succeeded',
+        30_000,
+      );
+      expect(await worker.stop()).toBe(0);
+    } finally {
+      for (const res of held) res.writeHead(200).end();
+      await server.close();
+      await stack.startWorker();
     }
   });
 });

@@ -6,6 +6,22 @@ export {
   TEMPORAL_CLI_VERSION,
   TEMPORAL_CLI_MODULE,
 } from './temporalCli';
+export {
+  ensureTemporalServer,
+  setupTemporalSchemas,
+  startTemporalCluster,
+  registerTemporalNamespace,
+  postgresEndpoint,
+  sqlToolEnv,
+  dynamicConfigYaml,
+  clientTls,
+  SVC_TEMPORAL_DYNAMIC_CONFIG,
+  TEMPORAL_SERVER_VERSION,
+} from './temporalCluster';
+export type { TemporalServerBuild, TemporalCluster, TemporalClusterOptions, TemporalServerTls, PostgresEndpoint } from './temporalCluster';
+export { ensureCaddy, CADDY_VERSION } from './caddy';
+export { ensureGoTool, goModuleDir } from './goTool';
+export type { GoTool } from './goTool';
 export { ensureChromium, ensureSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './testTools';
 export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';

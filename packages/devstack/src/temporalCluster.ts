@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -7,7 +8,7 @@ import YAML from 'yaml';
 import { ensureGoTool, goModuleDir } from './goTool';
 import type { GoTool } from './goTool';
 import { forEachLine, LineTail, silentLog, sleep, type Log } from './log';
-import { findFreePort } from './ports';
+import { isPortFree } from './ports';
 import { describeExit, spawnManaged, type ExitInfo } from './processes';
 import { runCommand } from './runCommand';
 import type { SearchAttributeType } from './temporalServer';
@@ -30,12 +31,12 @@ const TEMPORAL_SERVER_TOOL: GoTool = {
 };
 
 /**
- * Dynamic config svc needs from any Temporal server: update-with-start (`wait: true`), updates
- * (review decisions, cancel), eager workflow start (webhook deliveries), and ids as long as a
- * run's workflow id (`ws_…/wf_…/` and an idempotency key of up to 255 characters).
+ * Dynamic config svc needs from the Temporal server, stated though this version's defaults agree:
+ * updates (`wait`, review decisions, cancel), eager workflow start (webhook deliveries), and ids
+ * as long as a run's workflow id (`ws_…/wf_…/` and an idempotency key of up to 255 characters).
+ * Update-with-start needs no switch here (servers before 1.30: frontend.enableExecuteMultiOperation).
  */
 export const SVC_TEMPORAL_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
-  'frontend.enableExecuteMultiOperation': true,
   'frontend.enableUpdateWorkflowExecution': true,
   'system.enableEagerWorkflowStart': true,
   'limit.maxIDLength': 1000,
@@ -156,10 +157,14 @@ export async function temporalServerConfig(o: TemporalClusterOptions, dynamicCon
     });
   });
   const used = [o.port];
+  // Below 32768: the membership table stores ports as smallint.
   const free = async () => {
-    const p = await findFreePort(undefined, { avoid: used });
-    used.push(p);
-    return p;
+    for (;;) {
+      const p = 10_000 + randomInt(22_000);
+      if (used.includes(p) || !(await isPortFree(p))) continue;
+      used.push(p);
+      return p;
+    }
   };
   for (const [name, service] of Object.entries(config.services as Record<string, { rpc: Record<string, unknown> }>)) {
     service.rpc.grpcPort = name === 'frontend' ? o.port : await free();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { WorkflowDefinition } from '../definitions';
 import type { DecidedVia } from '../reviews/decidedVia';
 
@@ -65,15 +66,25 @@ export interface RunLauncher {
 }
 
 /**
+ * The longest workflow id svc gives Temporal: a server on PostgreSQL or MySQL stores workflow ids
+ * in VARCHAR(255) columns, whatever its `limit.maxIDLength` allows.
+ */
+export const MAX_TEMPORAL_WORKFLOW_ID = 255;
+
+/**
  * The Temporal workflow id of a run (DESIGN.md): with an Idempotency-Key, the key namespaced by
  * workspace and idempotency scope (`<ws_id>/<wf_id>/<key>` for API starts, `<ws_id>/<trg_id>/<key>`
  * for inbound triggers), so an operator finds a customer's run in the Temporal UI by the key they
  * sent; without one, the run id. Prefixed ids never contain `/`, so the first two segments are
- * fixed and any `/` in the key cannot make two ids collide. 255-char keys keep it far below
- * Temporal's 1,000-character id limit.
+ * fixed and any `/` in the key cannot make two ids collide. A key too long for that keeps its
+ * start and ends in `~` and its SHA-256 (`<ws_id>/<wf_id>/<start of key>~<64 hex>`), 255 characters in all.
  */
 export function runWorkflowIdFor(args: { runId: string; workspaceId: string; scope: string; idempotencyKey?: string }): string {
-  return args.idempotencyKey ? `${args.workspaceId}/${args.scope}/${args.idempotencyKey}` : args.runId;
+  if (!args.idempotencyKey) return args.runId;
+  const id = `${args.workspaceId}/${args.scope}/${args.idempotencyKey}`;
+  if (id.length <= MAX_TEMPORAL_WORKFLOW_ID) return id;
+  const digest = `~${createHash('sha256').update(args.idempotencyKey).digest('hex')}`;
+  return id.slice(0, MAX_TEMPORAL_WORKFLOW_ID - digest.length) + digest;
 }
 
 export interface ReviewDecision {
