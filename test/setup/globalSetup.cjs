@@ -39,10 +39,14 @@ module.exports = async function globalSetup() {
   const started = Date.now();
 
   // One-time installs, side by side (each is cached, and locked against concurrent runs).
+  // The real Temporal server and Caddy too (test/topology.test.ts): a first build from an empty
+  // cache takes minutes, better spent here, beside the CLI's, than inside one test file's time.
   const [cliPath, chromiumPath, schemathesisPython] = await Promise.all([
     devstack.ensureTemporalCli(log),
     devstack.ensureChromium(log),
     devstack.ensureSchemathesis(log),
+    devstack.ensureTemporalServer(log),
+    devstack.ensureCaddy(log),
   ]);
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));

@@ -57,8 +57,9 @@ async function main(): Promise<void> {
       metricsServer?.close();
     }, config.GATEWAY_DRAIN_MS);
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  // Every signal is handled (a repeated one must not kill a draining gateway); the first one stops it.
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((err) => {

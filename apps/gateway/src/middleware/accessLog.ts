@@ -23,7 +23,6 @@ export function accessLog(logger: Logger): RequestHandler {
     quietReqLogger: true,
     serializers: {
       req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     customLogLevel: (req, res, err) => {
       if (err || res.statusCode >= 500) return 'warn';
@@ -31,9 +30,17 @@ export function accessLog(logger: Logger): RequestHandler {
     },
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request failed',
-    customSuccessObject: (req, _res, val: object) => ({ ...val, route: routeOf(req as Request) }),
+    customSuccessObject: (req, res, { res: _res, ...val }: { res?: unknown }) => ({
+      ...val,
+      status: res.statusCode,
+      route: routeOf(req as Request),
+    }),
     // The status says it failed; the error's stack belongs in no log (errorHandler logs the cause).
-    customErrorObject: (req, _res, _err, { err: _stack, ...val }: { err?: unknown }) => ({ ...val, route: routeOf(req as Request) }),
+    customErrorObject: (req, res, _err, { err: _stack, res: _res, ...val }: { err?: unknown; res?: unknown }) => ({
+      ...val,
+      status: res.statusCode,
+      route: routeOf(req as Request),
+    }),
   });
   return middleware as unknown as RequestHandler;
 }
