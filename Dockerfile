@@ -18,7 +18,8 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/packages ./packages
 COPY --from=build /app/temporal ./temporal
 COPY --from=build /app/apps ./apps
-RUN npm ci --omit=dev --ignore-scripts && npm rebuild re2
+RUN find packages temporal apps -name node_modules -prune -exec rm -rf {} + \
+  && npm ci --omit=dev --ignore-scripts && npm rebuild re2
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

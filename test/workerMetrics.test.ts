@@ -218,8 +218,8 @@ describe('worker metrics', () => {
         sdk: { runId: failed.body.id, workspaceId, code: failed.body.error.code },
       });
 
-      // A step in flight when SIGTERM comes: not ready from then on; the process ends cleanly and
-      // the run goes on with the next worker (the step's attempt is tried again there).
+      // A step in flight when SIGTERM comes: not ready from then on, the step still finishes, the
+      // process ends cleanly and the run goes on with the next worker.
       const blocking = await stack.apply(workspaceId, {
         name: 'Blocks',
         slug: 'blocks',
@@ -243,6 +243,12 @@ describe('worker metrics', () => {
       );
       releaseAll = true;
       held.shift()!.writeHead(200).end('late');
+      // The step in hand finishes within the grace and is recorded before the process ends.
+      await waitFor(
+        () => stack.db.prisma.runStep.findFirstOrThrow({ where: { runId: run.body.id, key: 'call' }, select: { status: true } }),
+        (step) => step.status === 'succeeded',
+        15_000,
+      );
       expect(await worker.stop()).toBe(0);
       await stack.startWorker();
       await waitFor(

@@ -90,6 +90,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     TEMPORAL_TASK_QUEUE: taskQueue,
     OUTBOUND_ALLOW_CIDRS: '',
+    // Tests stop the in-process worker with steps held open: no grace to wait out.
+    WORKER_SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
   const logger = createLogger({ name: 'test', level: config.LOG_LEVEL });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --quick] [--store memory|file|both] [--save NAME] [--out FILE] [--keep-data]`:
+ * `npm run bench [-- --quick] [--store memory|file|both|real] [--save NAME] [--out FILE] [--keep-data]`:
  * starts a stack of its own, measures each row of svc against its baseline in the same run,
  * prints a table and writes one JSON file per Temporal store (docs/performance.md); `both`
  * measures each store in turn, each on a stack of its own. Exit code 0 when every row was
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { PROFILES } from './context';
 import type { Bench, Profile } from './context';
 import { floorClient } from './floor/client';
-import { formatReport, makeRow } from './report';
+import { formatReport, informational, makeRow } from './report';
 import type { BenchReport, Row } from './report';
 import { finishRow } from './rows/finish';
 import { neighbourRows } from './rows/neighbour';
@@ -28,6 +28,8 @@ import { createTenant } from './tenants';
 
 /** The rows, in the order measured; each may read the rows before it. */
 const ROWS: Array<(b: Bench, before: Row[]) => Promise<Row | Row[]>> = [waitRow, finishRow, startRow, readRow, webhooksRow, neighbourRows];
+/** On the real Temporal server: what a deployment meets, beside the SDK floor on the same server, judged against nothing. */
+const REAL_SERVER_ROWS: Array<(b: Bench) => Promise<Row>> = [waitRow, finishRow];
 
 const t0 = Date.now();
 const say = (msg: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
@@ -43,8 +45,8 @@ async function main(): Promise<number> {
     },
   });
   const stores = values.store === 'both' ? ['memory', 'file'] : [values.store];
-  if (!stores.every((s): s is BenchReport['store'] => s === 'memory' || s === 'file'))
-    throw new Error('--store must be memory, file or both');
+  if (!stores.every((s): s is BenchReport['store'] => s === 'memory' || s === 'file' || s === 'real'))
+    throw new Error('--store must be memory, file, both or real');
   if (values.out && stores.length > 1) throw new Error('--out names one file: use --save NAME with --store both');
   for (const store of stores) {
     const report = await measure(store, PROFILES[values.quick ? 'quick' : 'full'], values['keep-data']);
@@ -77,11 +79,18 @@ async function measure(store: BenchReport['store'], profile: Profile, keepData: 
       tenant: (label, o) => createTenant(stack, label, o),
     };
     const rows: Row[] = [];
-    for (const row of ROWS) {
-      rows.push(...[await row(bench, rows)].flat());
-      stack.assertAlive();
+    if (store === 'real') {
+      for (const row of REAL_SERVER_ROWS) {
+        rows.push(informational(await row(bench)));
+        stack.assertAlive();
+      }
+    } else {
+      for (const row of ROWS) {
+        rows.push(...[await row(bench, rows)].flat());
+        stack.assertAlive();
+      }
+      rows.push(memoryRow('gateway', stack.pids.gateway, 150), memoryRow('worker', stack.pids.worker, 300));
     }
-    rows.push(memoryRow('gateway', stack.pids.gateway, 150), memoryRow('worker', stack.pids.worker, 300));
     const cpus = os.cpus();
     return {
       mode: profile.name,

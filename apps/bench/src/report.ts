@@ -26,7 +26,8 @@ export interface Row {
   svc: Side;
   baseline: Side;
   ratio: number;
-  target: Target;
+  /** None on an informational row: a figure shown beside its baseline, judged against nothing. */
+  target?: Target;
   /** False for an aim: shown with its verdict, not counted among the targets. */
   binding: boolean;
   /** Calls of svc's side that failed, on a row whose target allows none. */
@@ -38,8 +39,8 @@ export interface Row {
 
 export interface BenchReport {
   mode: 'quick' | 'full';
-  /** The Temporal dev server's store. */
-  store: 'memory' | 'file';
+  /** The Temporal dev server's store, or `real`: the Temporal server on PostgreSQL, as deployed. */
+  store: 'memory' | 'file' | 'real';
   measuredAt: string;
   /** The commit measured, and whether tracked files differed from it. */
   commit: string;
@@ -57,14 +58,20 @@ export function meets(t: Target, ratio: number): boolean {
 }
 
 /** A row from its two sides: figures rounded first, so the verdict follows from what is written. */
-export function makeRow(r: Omit<Row, 'ratio' | 'pass' | 'binding'> & { binding?: boolean }): Row {
+export function makeRow(r: Omit<Row, 'ratio' | 'pass' | 'binding' | 'target'> & { target: Target; binding?: boolean }): Row {
   const svc = { ...r.svc, value: round(r.svc.value) };
   const baseline = { ...r.baseline, value: round(r.baseline.value) };
   const ratio = round(svc.value / baseline.value, 3);
   return { ...r, svc, baseline, ratio, binding: r.binding ?? true, pass: meets(r.target, ratio) && !r.failures };
 }
 
+/** The same row judged against nothing: what a deployment meets, shown for information. */
+export function informational({ target: _target, ...row }: Row): Row {
+  return { ...row, binding: false, pass: true };
+}
+
 export function verdict(row: Row): string {
+  if (!row.target) return 'informational';
   if (!row.binding) return row.pass ? 'aim met' : 'aim missed';
   return row.pass ? 'PASS' : row.failures ? `MISS (${row.failures} failed)` : 'MISS';
 }
@@ -72,7 +79,8 @@ export function verdict(row: Row): string {
 /** `5 of 8 targets met; 1 of 1 aims met` */
 export function summaryLine(rows: Row[]): string {
   const count = (rs: Row[]) => `${rs.filter((r) => r.pass).length} of ${rs.length}`;
-  const aims = rows.filter((r) => !r.binding);
+  if (!rows.some((r) => r.target)) return 'no targets: figures for information';
+  const aims = rows.filter((r) => !r.binding && r.target);
   return `${count(rows.filter((r) => r.binding))} targets met${aims.length ? `; ${count(aims)} aims met` : ''}`;
 }
 
@@ -99,7 +107,7 @@ export function formatReport(r: BenchReport): string {
       ['row', 'svc', 'baseline', 'ratio', 'target', 'verdict'],
       ...r.rows.map((row) => {
         const baseline = `${figure(row.baseline.value, row.unit)} ${row.baseline.name}`;
-        return [row.title, figure(row.svc.value, row.unit), baseline, `${row.ratio.toFixed(2)}×`, row.target.text, verdict(row)];
+        return [row.title, figure(row.svc.value, row.unit), baseline, `${row.ratio.toFixed(2)}×`, row.target?.text ?? '—', verdict(row)];
       }),
     ]),
     '',

@@ -12,7 +12,12 @@ import {
   ensureTemporalCli,
   findFreePort,
   startAppProcess,
+  ensureTemporalServer,
+  postgresEndpoint,
+  registerTemporalNamespace,
+  setupTemporalSchemas,
   startEmbeddedPostgres,
+  startTemporalCluster,
   startTemporalDevServer,
 } from '@svc/devstack';
 import type { AppProcess } from '@svc/devstack';
@@ -43,11 +48,11 @@ export interface BenchStack {
 /**
  * The bench's own stack, from the packages/devstack functions `npm start` and the tests use: a
  * fresh PostgreSQL and a Temporal dev server (`memory`, or `file`: a SQLite file, as `npm start`
- * runs it) in a temp dir on free ports; svc's worker and gateway started as `npm start` starts
+ * runs it) or the Temporal server on that PostgreSQL (`real`) in a temp dir on free ports; svc's worker and gateway started as `npm start` starts
  * them (appLaunch); the SDK floor's worker and the bare route beside them. Each process's output
  * goes to a log file in the temp dir, which `keepData` keeps.
  */
-export async function startBenchStack(say: Say, o: { store: 'memory' | 'file'; keepData: boolean }): Promise<BenchStack> {
+export async function startBenchStack(say: Say, o: { store: 'memory' | 'file' | 'real'; keepData: boolean }): Promise<BenchStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   chmodSync(dataDir, 0o711); // traversable for the `postgres` user PostgreSQL runs as under root
   const stops: Array<() => Promise<unknown>> = [];
@@ -75,19 +80,22 @@ export async function startBenchStack(say: Say, o: { store: 'memory' | 'file'; k
       return p;
     };
     const [pgPort, temporalPort, apiPort, barePort] = [await port(), await port(), await port(), await port()];
-    const cliPath = await ensureTemporalCli(say);
-    say(`starting PostgreSQL and the Temporal dev server (${o.store}) in ${dataDir}`);
+    say(`starting PostgreSQL and the Temporal ${o.store === 'real' ? 'server on it' : `dev server (${o.store})`} in ${dataDir}`);
     const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: pgPort, log: say });
     stops.push(() => pg.stop());
-    const temporal = await startTemporalDevServer({
-      cliPath,
-      port: temporalPort,
-      headless: true,
-      dbFile: o.store === 'file' ? path.join(dataDir, 'temporal.db') : undefined,
-      searchAttributes: SEARCH_ATTRIBUTES,
-      log: say,
-      onServerLog: (line) => appendFileSync(path.join(dataDir, 'temporal.log'), `${line}\n`),
-    });
+    const temporalLog = (line: string) => appendFileSync(path.join(dataDir, 'temporal.log'), `${line}\n`);
+    const temporal =
+      o.store === 'real'
+        ? await startRealTemporal({ dataDir, databaseUrl: pg.databaseUrl, port: temporalPort, say, onServerLog: temporalLog })
+        : await startTemporalDevServer({
+            cliPath: await ensureTemporalCli(say),
+            port: temporalPort,
+            headless: true,
+            dbFile: o.store === 'file' ? path.join(dataDir, 'temporal.db') : undefined,
+            searchAttributes: SEARCH_ATTRIBUTES,
+            log: say,
+            onServerLog: temporalLog,
+          });
     stops.push(() => temporal.stop());
     await migrate(pg.databaseUrl);
 
@@ -155,4 +163,37 @@ export async function startBenchStack(say: Say, o: { store: 'memory' | 'file'; k
     await stop();
     throw err;
   }
+}
+
+/** The Temporal server on the bench's PostgreSQL, as the Compose file runs it (schemas, namespace, search attributes). */
+async function startRealTemporal(o: {
+  dataDir: string;
+  databaseUrl: string;
+  port: number;
+  say: Say;
+  onServerLog: (line: string) => void;
+}): Promise<{ address: string; stop(): Promise<void> }> {
+  const build = await ensureTemporalServer(o.say);
+  const postgres = postgresEndpoint(o.databaseUrl);
+  const databases = { main: 'temporal', visibility: 'temporal_visibility' };
+  await setupTemporalSchemas(build, postgres, databases);
+  const server = await startTemporalCluster({
+    build,
+    dataDir: path.join(o.dataDir, 'temporal'),
+    postgres,
+    databases,
+    port: o.port,
+    log: o.say,
+    onServerLog: o.onServerLog,
+  });
+  await registerTemporalNamespace({
+    address: server.address,
+    namespace: 'default',
+    retentionDays: 1,
+    searchAttributes: SEARCH_ATTRIBUTES,
+  }).catch(async (err) => {
+    await server.stop();
+    throw err;
+  });
+  return server;
 }

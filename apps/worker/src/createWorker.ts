@@ -80,6 +80,7 @@ export async function createWorkers(
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
     ...code,
   };
   if (traced) {

@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   const relay = serves.includes('deliveries')
     ? startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger })
     : undefined;
-  // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
+  // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling (/readyz turns 503) and gives
+  // the activities in hand WORKER_SHUTDOWN_GRACE_MS to finish.
   logger.info(
     {
       serves,

@@ -91,3 +91,30 @@ describe('appLaunch', () => {
     expect(launch.env).toEqual({ GATEWAY_NODE_FLAGS: '--optimize-for-size', MALLOC_ARENA_MAX: '4', LOG_LEVEL: 'warn' });
   });
 });
+
+describe('Temporal TLS', () => {
+  const base = { DATABASE_URL: 'postgresql://x', TEMPORAL_ADDRESS: 'temporal:7233' };
+
+  it('takes a client certificate and its key together, with a CA and a server name', () => {
+    const c = loadConfig({
+      ...base,
+      TEMPORAL_TLS_CERT_PATH: '/tls/client.pem',
+      TEMPORAL_TLS_KEY_PATH: '/tls/client.key',
+      TEMPORAL_TLS_CA_PATH: '/tls/ca.pem',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+    });
+    expect([c.TEMPORAL_TLS_CERT_PATH, c.TEMPORAL_TLS_KEY_PATH, c.TEMPORAL_TLS_CA_PATH, c.TEMPORAL_TLS_SERVER_NAME]).toEqual([
+      '/tls/client.pem',
+      '/tls/client.key',
+      '/tls/ca.pem',
+      'temporal.internal',
+    ]);
+  });
+
+  it('refuses a certificate without its key, and a key without its certificate', () => {
+    expect(() => loadConfig({ ...base, TEMPORAL_TLS_CERT_PATH: '/tls/client.pem' })).toThrow(
+      /TEMPORAL_TLS_KEY_PATH: set TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH together/,
+    );
+    expect(() => loadConfig({ ...base, TEMPORAL_TLS_KEY_PATH: '/tls/client.key' })).toThrow(/TEMPORAL_TLS_CERT_PATH: set/);
+  });
+});

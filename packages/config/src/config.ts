@@ -179,6 +179,11 @@ export const configSchema = z.object({
   /** Expression-sandbox threads each worker may start: transforms, conditions and templates of every step. */
   WORKER_SANDBOX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /**
+   * How long a worker told to stop (SIGTERM) lets the activities in hand finish (an http step's
+   * request, a delivery) before it cancels them; a cancelled one is tried again by another worker.
+   */
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  /**
    * Workflows each worker keeps in memory between their tasks (Temporal's sticky cache, per task
    * queue). The SDK's default scales with the heap limit (~2,300 on a 4 GB heap) and lets a
    * backlog of waiting runs fill the workflow thread; an evicted run is replayed from its short

@@ -37,6 +37,9 @@ export function createLogger(opts: LoggerOptions): Logger {
     ...(opts.mixin ? { mixin: opts.mixin } : {}),
     redact: {
       paths: [
+        'authorization',
+        'secret',
+        'password',
         '*.authorization',
         '*.Authorization',
         '*.cookie',
