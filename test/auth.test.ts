@@ -1,3 +1,4 @@
+import { buildInfo } from '@svc/config';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { greet } from './helpers/fixtures';
@@ -129,7 +130,7 @@ describe('conventions', () => {
   });
 
   it('reports liveness and readiness', async () => {
-    expect((await stack.api('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await stack.api('GET', '/healthz')).body).toEqual({ status: 'ok', version: buildInfo().version, commit: buildInfo().commit });
     const ready = await stack.api('GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok' } });

@@ -87,7 +87,9 @@ async function main(): Promise<void> {
     ? startDeliveryRelay({ prisma: db.prisma, starter: webhooks.starter, intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS, logger })
     : undefined;
   // Temporal's Worker handles SIGINT/SIGTERM itself: it stops polling (/readyz turns 503) and gives
-  // the activities in hand WORKER_SHUTDOWN_GRACE_MS to finish.
+  // the activities in hand WORKER_SHUTDOWN_GRACE_MS to finish. Its Runtime listens for the first
+  // signal only: a repeated one must not kill the worker meanwhile.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => logger.info({ signal }, 'worker stopping'));
   logger.info(
     {
       serves,

@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import type { ProxyTracerProvider } from '@opentelemetry/api';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -14,8 +14,6 @@ export interface Tracing {
   resource: IResource;
   /** `trace_id` and `span_id` of the active span, for log lines (pino's `mixin`). */
   logFields(): Record<string, string>;
-  /** The W3C `traceparent` (and `tracestate`) of the active span, for a request sent outside an instrumented client. */
-  headers(): Record<string, string>;
   /** Flushes pending spans. */
   shutdown(): Promise<void>;
 }
@@ -26,6 +24,7 @@ export interface Tracing {
  * `traceparent` continues its trace), Express routes, PostgreSQL queries and undici requests.
  */
 export function startSdk(serviceName: string, env: NodeJS.ProcessEnv): Tracing {
+  // The SDK's resource reads OTEL_SERVICE_NAME, which an operator's setting must win over.
   if (!env.OTEL_SERVICE_NAME) process.env.OTEL_SERVICE_NAME = serviceName;
   const sdk = new NodeSDK({
     instrumentations: [
@@ -48,11 +47,6 @@ export function startSdk(serviceName: string, env: NodeJS.ProcessEnv): Tracing {
       if (!span) return {};
       const { traceId, spanId } = span.spanContext();
       return { trace_id: traceId, span_id: spanId };
-    },
-    headers() {
-      const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
-      return carrier;
     },
     shutdown: () => sdk.shutdown(),
   };
