@@ -51,7 +51,7 @@ export const configSchema = z.object({
    * The task queues this worker process serves: `runs` (run workflows, the reconciler, their
    * activities), `deliveries` (webhook deliveries and the delivery outbox's relay), or both (the
    * default). Each queue has its own slots either way; separate processes let each queue be
-   * scaled, placed and restarted on its own (README "Running at scale").
+   * scaled, placed and restarted on its own (docs/production.md).
    */
   WORKER_TASK_QUEUES: csv
     .pipe(z.array(z.enum(['runs', 'deliveries'])).min(1, 'name runs, deliveries or both'))

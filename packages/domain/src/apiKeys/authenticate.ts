@@ -53,8 +53,7 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
  *
  * `take` is 1 for a request counted on its own; a gateway leasing a busy key's counts takes
  * several at once (apps/gateway ratelimit/keyLeases.ts), and with `take: 0` (a request its lease
- * covers) the statement only reads: measured on the 2-core VM, PostgreSQL runs the read-only
- * statement ~1.7× as fast as the counting one (the counters' row writes, not the WAL, cost it).
+ * covers) the statement only reads, sparing the counters' rows a write per request.
  *
  * The counters are the fixed windows rate-limiter-flexible keeps in `rate_limits` (rows
  * `key:<id>` and `ws:<id>`, points and window end in ms), written the way it writes them. The
