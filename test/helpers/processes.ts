@@ -11,13 +11,20 @@ export interface Spawned {
 }
 
 /** Starts a built app (`apps/<name>/dist/main.js`) and resolves once its log shows `ready`. */
-export async function spawnApp(
-  name: 'gateway' | 'worker',
+export function spawnApp(name: 'gateway' | 'worker', env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Spawned> {
+  return spawnReady(name, process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], env, ready, timeoutMs);
+}
+
+/** Starts `command` and resolves once its output (stdout or stderr) matches `ready`; `name` labels errors. */
+export async function spawnReady(
+  name: string,
+  command: string,
+  args: string[],
   env: Record<string, string>,
   ready: RegExp,
   timeoutMs = 60_000,
 ): Promise<Spawned> {
-  const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
