@@ -16,7 +16,7 @@ import type { CliContext } from './context';
 import { examples } from './help';
 import { formatError, print } from './output';
 import type { Run } from './run';
-import { EXIT, UsageError } from './usage';
+import { EXIT } from './usage';
 
 /** The CLI package's version (`svc --version`). */
 function packageVersion(): string {
@@ -52,7 +52,7 @@ export function buildProgram(open: () => CliContext = () => openContext(), argv:
       process.exitCode = exitCodeOf ? exitCodeOf(value) : EXIT.ok;
     } catch (err) {
       process.stderr.write(formatError(err, opts) + '\n');
-      process.exitCode = err instanceof UsageError ? EXIT.usage : EXIT.failure;
+      process.exitCode = EXIT.failure;
     } finally {
       await ctx?.close();
     }

@@ -4,9 +4,6 @@ import { InvalidArgumentError, Option } from 'commander';
 /** Exit codes: 0 ok, 1 the command failed, 2 it was used wrongly (nothing was done). */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-/** A usage mistake found once the arguments are parsed: exit 2, like Commander's own usage errors. */
-export class UsageError extends Error {}
-
 /** An option argument parser for whole numbers from `min` to `max` (checked before anything runs). */
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {

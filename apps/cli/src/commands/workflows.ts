@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import YAML from 'yaml';
 import { AppError, applyWorkflowAndAnnounce, listWorkflows, rotateTriggerSecrets, showTrigger } from '@svc/domain';
 import type { TriggerSecrets, WorkflowView } from '@svc/domain';
@@ -77,6 +77,7 @@ export function registerWorkflows(program: Command, run: Run): void {
             const [from, to] = await Promise.all([versionText(ctx, workflowId, o.from), versionText(ctx, workflowId, o.to)]);
             const diff = createTwoFilesPatch(`${workflowId} v${o.from}`, `${workflowId} v${o.to}`, from, to, undefined, undefined, {
               context: 3,
+              headerOptions: FILE_HEADERS_ONLY,
             });
             return { workflow_id: workflowId, from: o.from, to: o.to, changed: from !== to, diff };
           },
