@@ -27,9 +27,10 @@ export function changeLine(c: RunChange): string {
   return `${c.at}  step ${c.subject} ${c.status} (attempt ${c.attempts}${duration})`;
 }
 
+/** The run's own change comes first, or last when it settles (its steps ended before it). */
 function changesBetween(before: RunView | undefined, after: RunView, at: string): RunChange[] {
   const out: RunChange[] = [];
-  if (before?.status !== after.status) out.push({ at, subject: 'run', status: after.status });
+  const runChange: RunChange[] = before?.status !== after.status ? [{ at, subject: 'run', status: after.status }] : [];
   const seen = new Map((before?.steps ?? []).map((s) => [s.key, s]));
   for (const s of after.steps ?? []) {
     const was = seen.get(s.key);
@@ -37,7 +38,7 @@ function changesBetween(before: RunView | undefined, after: RunView, at: string)
     if (was && was.status === s.status && was.attempts === s.attempts) continue;
     out.push({ at, subject: s.key, status: s.status, attempts: s.attempts, duration_ms: s.duration_ms });
   }
-  return out;
+  return SETTLED_STATUSES.includes(after.status) ? [...out, ...runChange] : [...runChange, ...out];
 }
 
 /**
