@@ -41,6 +41,7 @@ export function registerSecrets(program: Command, run: Run): void {
   examples(list, 'svc secrets list --workspace ws_123');
   const reencrypt = s
     .command('reencrypt')
+    .summary('Re-seal every secret at rest under the current key')
     .description(
       'Re-seal every secret at rest (workspace, trigger and webhook secrets) under the current SVC_ENCRYPTION_KEY, ' +
         'opening old values with SVC_ENCRYPTION_KEY_PREVIOUS; run it after a key rotation (idempotent)',

@@ -50,6 +50,7 @@ export function registerWorkflows(program: Command, run: Run): void {
   examples(
     wf
       .command('validate')
+      .summary('Check a definition file without applying it')
       .description(
         'Check a definition file with the parser apply uses, without applying it: exit 1 with each problem at its line and column',
       )
