@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { IDEMPOTENCY_KEY_PATTERN, RUN_STATUSES } from '@svc/contract';
-import { AppError, cancelRun, decidedViaText, findWorkflow, getRun, startRun, toRunView } from '@svc/domain';
-import type { RunView } from '@svc/domain';
+import { AppError, cancelRun, decidedViaText, findWorkflow, getRun, RUN_SUMMARY_COLUMNS, startRun, toRunSummary } from '@svc/domain';
+import type { RunSummaryView, RunView } from '@svc/domain';
 import { createRunControl, createRunLauncher } from '@svc/temporal';
 import type { CliContext } from '../context';
 import { examples } from '../help';
@@ -87,7 +87,7 @@ export function registerRuns(program: Command, run: Run): void {
   examples(
     runs
       .command('list')
-      .description("A workspace's runs, newest first")
+      .description("A workspace's runs, newest first, without their data (input, output, steps): `runs show` has those")
       .requiredOption('--workspace <id>', 'workspace id')
       .option('--workflow <id>', 'only runs of this workflow')
       .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
@@ -102,12 +102,13 @@ export function registerRuns(program: Command, run: Run): void {
                 ...(o.workflow ? { workflowId: o.workflow } : {}),
                 ...(o.status ? { status: o.status } : {}),
               },
+              select: RUN_SUMMARY_COLUMNS,
               orderBy: { seq: 'desc' },
               take: o.limit,
             });
-            return { data: rows.map((r) => toRunView(r)) };
+            return { data: rows.map(toRunSummary) };
           },
-          (r: { data: RunView[] }) => table(r.data, ['id', 'workflow_id', 'status', 'created_at', 'duration_ms']),
+          (r: { data: RunSummaryView[] }) => table(r.data, ['id', 'workflow_id', 'status', 'created_at', 'duration_ms']),
         ),
       ),
     'svc runs list --workspace ws_123 --status failed --limit 10',

@@ -141,7 +141,10 @@ export function workflowPages(deps: ConsoleDeps): Router {
       });
       res.redirect(303, `/console/workflows/${result.workflow.id}?saved=${result.change}`);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'validation_failed') return problem(err.errors ?? [{ path: '', message: err.message }]);
+      // A definition the parser refused, or one over the workspace's caps (assignees per review step).
+      if (err instanceof AppError && (err.code === 'validation_failed' || err.code === 'limit_exceeded')) {
+        return problem(err.errors ?? [{ path: '', message: err.message }]);
+      }
       throw err;
     }
   }
