@@ -1,8 +1,10 @@
-import * as tabtab from '@pnpm/tabtab';
 import { Argument } from 'commander';
 import type { Command } from 'commander';
 import { examples } from '../help';
 import { completeLine } from './candidates';
+
+// Loaded only by these commands: every other command starts without it.
+const loadTabtab = () => import('@pnpm/tabtab');
 
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -16,6 +18,7 @@ export function registerCompletion(program: Command): void {
     .description('Print a shell completion script for svc (bash, zsh or fish)')
     .addArgument(new Argument('<shell>', 'the shell').choices(COMPLETION_SHELLS))
     .action(async (shell: (typeof COMPLETION_SHELLS)[number]) => {
+      const tabtab = await loadTabtab();
       const script = await tabtab.getCompletionScript({ name: program.name(), completer: program.name(), shell });
       process.stdout.write(program.opts<{ json?: boolean }>().json ? JSON.stringify({ shell, script }) + '\n' : script);
     });
@@ -30,7 +33,8 @@ export function registerCompletion(program: Command): void {
     .command('completion-server', { hidden: true })
     .description('Answer a completion script: the candidates for the line in COMP_LINE up to COMP_POINT')
     .argument('[words...]', 'the words of the line (the line itself is read from COMP_LINE)')
-    .action(() => {
+    .action(async () => {
+      const tabtab = await loadTabtab();
       const env = tabtab.parseEnv(process.env);
       const shell = tabtab.getShellFromEnv(process.env);
       const completion = completeLine(program, env.partial);
