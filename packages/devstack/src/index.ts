@@ -6,7 +6,14 @@ export {
   TEMPORAL_CLI_VERSION,
   TEMPORAL_CLI_MODULE,
 } from './temporalCli';
-export { ensureChromium, ensureSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './testTools';
+export {
+  ensureChromium,
+  ensureSchemathesis,
+  ensureStandardWebhooksPython,
+  schemathesisVenvDir,
+  SCHEMATHESIS_VERSION,
+  STANDARDWEBHOOKS_VERSION,
+} from './testTools';
 export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';
 export type { FindFreePortOptions } from './ports';
