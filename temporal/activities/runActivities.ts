@@ -245,4 +245,3 @@ export function createRunActivities(deps: RunActivityDeps, store: RunStore, runs
     finishRun: async (args: FinishRunInput) => ended(args, await store.finishRun(await runEnding(args))),
   };
 }
-
