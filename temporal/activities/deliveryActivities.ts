@@ -14,7 +14,7 @@ import {
 } from '@svc/domain';
 import type { AttemptDecision, AttemptErrorClass, Mailer } from '@svc/domain';
 import type { SecretBox } from '@svc/signing';
-import { signWebhook } from '@svc/signing';
+import { signStandardWebhook, signWebhook } from '@svc/signing';
 import type { DeliveryStarter } from '../client/deliveryStarter';
 import { ATTEMPT_NOT_RECORDED } from '../shared/deliveryTypes';
 import type { AttemptEntry, AttemptOutcome, AttemptStep, RecordAttemptInput } from '../shared/deliveryTypes';
@@ -132,7 +132,10 @@ async function post(
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { webhooks } = deps;
 
-  /** One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh `t`, POSTs. */
+  /**
+   * One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh
+   * timestamp (`Svc-Signature` and Standard Webhooks, the same instant), POSTs.
+   */
   async function attempt(args: { deliveryId: string; generation: number }): Promise<AttemptOutcome> {
     const prepared = await prepareAttempt(deps.sql, deps.secretBox, args);
     if (prepared.kind === 'skip') return prepared;
@@ -150,6 +153,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         'svc-event-type': prepared.eventType,
         'svc-delivery-id': args.deliveryId,
         'svc-delivery-attempt': String(prepared.attemptNumber),
+        'webhook-id': prepared.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signStandardWebhook({ secrets: prepared.secrets, id: prepared.eventId, timestamp, body: prepared.body }),
       },
     });
     const durationMs = Date.now() - started;

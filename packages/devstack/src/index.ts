@@ -10,9 +10,11 @@ export {
   ensureChromium,
   ensureOpenApiPythonClient,
   ensureSchemathesis,
+  ensureStandardWebhooksPython,
   schemathesisVenvDir,
   OPENAPI_PYTHON_CLIENT_VERSION,
   SCHEMATHESIS_VERSION,
+  STANDARDWEBHOOKS_VERSION,
 } from './testTools';
 export { ensureOpenApiGenerator, svcMavenRepo, MAVEN_DEPENDENCY_PLUGIN, OPENAPI_GENERATOR_VERSION } from './openapiGenerator';
 export { svcCacheDir } from './cacheDir';
@@ -27,6 +29,8 @@ export type { StackInfo } from './stackFile';
 export { loadOrCreateDevEncryptionKey, ENCRYPTION_KEY_FILE_NAME } from './encryptionKey';
 export { spawnManaged, isProcessAlive, supportsParentDeathSignal, describeExit } from './processes';
 export type { ManagedProcess, ManagedProcessOptions, ExitInfo } from './processes';
+export { startAppProcess } from './appProcess';
+export type { AppProcess, StartAppProcessOptions } from './appProcess';
 export { forEachLine, silentLog } from './log';
 export type { Log } from './log';
 

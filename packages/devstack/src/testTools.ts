@@ -10,11 +10,13 @@ import { isExecutableFile } from './temporalCli';
  * The tools the test suite drives besides Temporal and PostgreSQL, provisioned by the test setup
  * itself so `npm install && npm test` needs nothing installed by hand: Debian's Chromium (for the
  * browser tests, through playwright-core, which never downloads a browser), Schemathesis (the
- * API fuzzer) and openapi-python-client (the Python client generator), each pinned, in a
- * virtualenv of its own under the svc cache.
+ * API fuzzer), the Python Standard Webhooks library (a receiver's verifier) and
+ * openapi-python-client (the Python client generator), each pinned, in a virtualenv of its own
+ * under the svc cache.
  */
 
 export const SCHEMATHESIS_VERSION = '4.32.5';
+export const STANDARDWEBHOOKS_VERSION = '1.1.0';
 export const OPENAPI_PYTHON_CLIENT_VERSION = '0.29.1';
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
@@ -67,6 +69,20 @@ export async function ensureSchemathesis(log: Log = silentLog, env: NodeJS.Proce
   if (env.SCHEMATHESIS_PYTHON) return env.SCHEMATHESIS_PYTHON;
   return ensurePythonVenv(
     { label: 'Schemathesis', pkg: 'schemathesis', version: SCHEMATHESIS_VERSION, override: 'SCHEMATHESIS_PYTHON' },
+    log,
+    env,
+  );
+}
+
+/**
+ * A Python interpreter with the official Standard Webhooks library (`import standardwebhooks`), for
+ * the tests that verify deliveries as a Python receiver would: `STANDARDWEBHOOKS_PYTHON`, else a
+ * virtualenv of its own under the svc cache, filled from PyPI on first use.
+ */
+export async function ensureStandardWebhooksPython(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (env.STANDARDWEBHOOKS_PYTHON) return env.STANDARDWEBHOOKS_PYTHON;
+  return ensurePythonVenv(
+    { label: 'standardwebhooks', pkg: 'standardwebhooks', version: STANDARDWEBHOOKS_VERSION, override: 'STANDARDWEBHOOKS_PYTHON' },
     log,
     env,
   );

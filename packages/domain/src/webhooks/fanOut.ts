@@ -32,7 +32,7 @@ export interface PublishOptions {
  * Works on a client or inside a caller's transaction.
  */
 export async function recordEventAndDeliveries(
-  db: Db | WebhookTx | PreparedSql,
+  db: SqlSource,
   args: RecordEventArgs,
   opts: PublishOptions = {},
 ): Promise<{ eventId: string; created: boolean; deliveries: DeliveryRef[] }> {
