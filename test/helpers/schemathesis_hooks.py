@@ -10,8 +10,8 @@ contract has 422s that depend on state or on the target of a URL, which no JSON 
 
 Run input may be any JSON object in the document (a schema every client generator takes), so
 what the input field's description adds, no U+0000 in any string and at most 64 levels of
-nesting, is checked by the service: startRun may also answer `validation_failed` for exactly
-those, and for nothing else.
+nesting, is checked by the service: startRun, and fireTrigger (whose payload becomes a run's
+input), may also answer `validation_failed` for exactly those, and for nothing else.
 
 This check keeps that allowance exact: a schema-valid request answered 422 must carry one of
 those codes for that operation, and every other operation keeps the built-in expectation.
@@ -24,7 +24,11 @@ SEMANTIC_422 = {
     "startRun": {"idempotency_key_reused", "validation_failed"},
     "createWebhookEndpoint": {"url_not_allowed"},
     "updateWebhookEndpoint": {"url_not_allowed"},
+    "fireTrigger": {"validation_failed"},
 }
+
+# Operations whose body becomes a run's input: startRun's `input`, fireTrigger's whole payload.
+RUN_INPUT_OPERATIONS = {"startRun", "fireTrigger"}
 
 
 @schemathesis.check
@@ -38,12 +42,14 @@ def valid_data_refused_only_for_documented_reasons(ctx, response, case):
     except (ValueError, AttributeError):
         code = None
     allowed = SEMANTIC_422.get(operation_id, set())
-    if code == "validation_failed" and operation_id == "startRun":
+    if code == "validation_failed" and operation_id in RUN_INPUT_OPERATIONS:
         errors = json.loads(response.content).get("errors") or []
         documented = ("strings cannot contain U+0000", "must not nest deeper than 64 levels")
         if errors and all(e.get("message") in documented for e in errors):
             return None
-        raise AssertionError(f"Schema-valid request to startRun refused as validation_failed for an undocumented reason: {errors!r}")
+        raise AssertionError(
+            f"Schema-valid request to {operation_id} refused as validation_failed for an undocumented reason: {errors!r}"
+        )
     if code not in allowed:
         raise AssertionError(
             f"Schema-valid request to {operation_id} answered 422 with code {code!r}; "

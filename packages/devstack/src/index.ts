@@ -8,12 +8,15 @@ export {
 } from './temporalCli';
 export {
   ensureChromium,
+  ensureOpenApiPythonClient,
   ensureSchemathesis,
   ensureStandardWebhooksPython,
   schemathesisVenvDir,
+  OPENAPI_PYTHON_CLIENT_VERSION,
   SCHEMATHESIS_VERSION,
   STANDARDWEBHOOKS_VERSION,
 } from './testTools';
+export { ensureOpenApiGenerator, svcMavenRepo, MAVEN_DEPENDENCY_PLUGIN, OPENAPI_GENERATOR_VERSION } from './openapiGenerator';
 export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';
 export type { FindFreePortOptions } from './ports';

@@ -10,12 +10,14 @@ import { isExecutableFile } from './temporalCli';
  * The tools the test suite drives besides Temporal and PostgreSQL, provisioned by the test setup
  * itself so `npm install && npm test` needs nothing installed by hand: Debian's Chromium (for the
  * browser tests, through playwright-core, which never downloads a browser), Schemathesis (the
- * API fuzzer) and the Python Standard Webhooks library (a receiver's verifier), each pinned, in a
- * virtualenv of its own under the svc cache.
+ * API fuzzer), the Python Standard Webhooks library (a receiver's verifier) and
+ * openapi-python-client (the Python client generator), each pinned, in a virtualenv of its own
+ * under the svc cache.
  */
 
 export const SCHEMATHESIS_VERSION = '4.32.5';
 export const STANDARDWEBHOOKS_VERSION = '1.1.0';
+export const OPENAPI_PYTHON_CLIENT_VERSION = '0.29.1';
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
@@ -81,6 +83,26 @@ export async function ensureStandardWebhooksPython(log: Log = silentLog, env: No
   if (env.STANDARDWEBHOOKS_PYTHON) return env.STANDARDWEBHOOKS_PYTHON;
   return ensurePythonVenv(
     { label: 'standardwebhooks', pkg: 'standardwebhooks', version: STANDARDWEBHOOKS_VERSION, override: 'STANDARDWEBHOOKS_PYTHON' },
+    log,
+    env,
+  );
+}
+
+/**
+ * A Python interpreter with openapi-python-client (`python -m openapi_python_client`), whose
+ * virtualenv also holds what the clients it generates import (httpx, attrs, python-dateutil) and
+ * the formatter it runs (ruff, in the same `bin/`): `OPENAPI_PYTHON_CLIENT_PYTHON`, else a
+ * virtualenv of its own under the svc cache, filled from PyPI on first use.
+ */
+export async function ensureOpenApiPythonClient(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (env.OPENAPI_PYTHON_CLIENT_PYTHON) return env.OPENAPI_PYTHON_CLIENT_PYTHON;
+  return ensurePythonVenv(
+    {
+      label: 'openapi-python-client',
+      pkg: 'openapi-python-client',
+      version: OPENAPI_PYTHON_CLIENT_VERSION,
+      override: 'OPENAPI_PYTHON_CLIENT_PYTHON',
+    },
     log,
     env,
   );

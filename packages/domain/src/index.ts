@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './problemTypes';
 export * from './ids';
 export * from './definitions';
 export * from './expressions';
