@@ -66,7 +66,6 @@ const venvDir = (pkg: string, version: string, env: NodeJS.ProcessEnv) => path.j
  * else the project's virtualenv, created with `python3 -m venv` and filled from PyPI on first use.
  */
 export async function ensureSchemathesis(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.SCHEMATHESIS_PYTHON) return env.SCHEMATHESIS_PYTHON;
   return ensurePythonVenv(
     { label: 'Schemathesis', pkg: 'schemathesis', version: SCHEMATHESIS_VERSION, override: 'SCHEMATHESIS_PYTHON' },
     log,
@@ -80,7 +79,6 @@ export async function ensureSchemathesis(log: Log = silentLog, env: NodeJS.Proce
  * virtualenv of its own under the svc cache, filled from PyPI on first use.
  */
 export async function ensureStandardWebhooksPython(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.STANDARDWEBHOOKS_PYTHON) return env.STANDARDWEBHOOKS_PYTHON;
   return ensurePythonVenv(
     { label: 'standardwebhooks', pkg: 'standardwebhooks', version: STANDARDWEBHOOKS_VERSION, override: 'STANDARDWEBHOOKS_PYTHON' },
     log,
@@ -95,7 +93,6 @@ export async function ensureStandardWebhooksPython(log: Log = silentLog, env: No
  * virtualenv of its own under the svc cache, filled from PyPI on first use.
  */
 export async function ensureOpenApiPythonClient(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.OPENAPI_PYTHON_CLIENT_PYTHON) return env.OPENAPI_PYTHON_CLIENT_PYTHON;
   return ensurePythonVenv(
     {
       label: 'openapi-python-client',
@@ -117,8 +114,13 @@ interface PythonPackage {
   override: string;
 }
 
-/** `${XDG_CACHE_HOME:-~/.cache}/svc/<pkg>/<version>/bin/python`, made once (locked against concurrent runs). */
+/**
+ * The interpreter `p.override` names, else `${XDG_CACHE_HOME:-~/.cache}/svc/<pkg>/<version>/bin/python`,
+ * made once (locked against concurrent runs).
+ */
 async function ensurePythonVenv(p: PythonPackage, log: Log, env: NodeJS.ProcessEnv): Promise<string> {
+  const given = env[p.override];
+  if (given) return given;
   const dir = venvDir(p.pkg, p.version, env);
   const python = path.join(dir, 'bin', 'python');
   // Written last, so a half-made virtualenv is never taken for a finished one.
