@@ -1,10 +1,16 @@
-import { WEBHOOK_EVENT_TYPES } from '@svc/contract';
 import type { Db } from '@svc/db';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
 
-/** Event kinds (API.md §7), defined once in the contract. */
-export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
+/** The kinds of event the service raises and delivers to subscribed endpoints. */
+export const EVENT_TYPES = [
+  'run.succeeded',
+  'run.failed',
+  'run.cancelled',
+  'run.waiting_for_review',
+  'review.decided',
+  'workflow.updated',
+] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 

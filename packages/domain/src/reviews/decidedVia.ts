@@ -1,5 +1,3 @@
-import type { DECIDED_VIA_TYPES } from '@svc/contract';
-
 /**
  * Who decided a review, as the server authenticated it (API.md §5), beside the free-text
  * `decided_by` label a caller may choose. Each path sets it from its own credentials, never
@@ -12,6 +10,7 @@ import type { DECIDED_VIA_TYPES } from '@svc/contract';
  * - `temporal`: an operator's `decideReview` signal from the Temporal UI or CLI; no id.
  * - `timeout`: the review expired; no id.
  */
+export const DECIDED_VIA_TYPES = ['api_key', 'review_link', 'console', 'cli', 'temporal', 'timeout'] as const;
 export type DecidedViaType = (typeof DECIDED_VIA_TYPES)[number];
 
 export interface DecidedVia {
