@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createApiKey, listApiKeys, parseDuration, revokeApiKey } from '@svc/domain';
+import { parseDuration } from '@svc/config';
+import { createApiKey, listApiKeys, revokeApiKey } from '@svc/domain';
 import { examples } from '../help';
 import { table } from '../output';
 import type { Run } from '../run';

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Request, Response } from 'express';
-import { AppError, createApiKey, listApiKeys, parseDuration, revokeApiKey, SCOPES } from '@svc/domain';
+import { parseDuration } from '@svc/config';
+import { AppError, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '@svc/domain';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
