@@ -16,6 +16,7 @@ export * from './secrets/secrets';
 export * from './secrets/contexts';
 export * from './secrets/reencrypt';
 export * from './workflows/workflows';
+export * from './workflows/archive';
 export * from './runs/launcher';
 export * from './runs/runView';
 export * from './runs/readRuns';

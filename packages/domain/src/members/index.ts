@@ -1,5 +1,6 @@
 export * from './members';
 export * from './sessions';
+export * from './manage';
 export {
   SIGN_IN_WINDOW_MS,
   MAX_FAILURES_PER_EMAIL,
