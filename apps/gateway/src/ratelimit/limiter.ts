@@ -44,6 +44,8 @@ export interface RateLimiter {
   takeForHookAddress(address: string): Promise<RateDecision | null>;
   /** Counts a /hooks request against its trigger, at the workspace plan's per-key figure. */
   takeForTrigger(triggerId: string, perMin: number): Promise<RateDecision>;
+  /** Counts a start made in the console against the workspace's counter, the one its API keys share. */
+  takeForWorkspace(workspaceId: string, perMin: number): Promise<RateDecision>;
   close(): void;
 }
 
@@ -145,6 +147,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const addresses = new Dimension(opts.pool, 'ip');
   const hookAddresses = new Dimension(opts.pool, 'hookip');
   const triggers = new Dimension(opts.pool, 'trg');
+  // The rows `ws:<id>` the key check's statement takes its workspace points from.
+  const workspaces = new Dimension(opts.pool, 'ws');
   const w = RATE_WINDOW_SECONDS;
   const addressPolicy: Policy | null =
     opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
@@ -240,6 +244,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
     async takeForTrigger(triggerId, perMin) {
       return takeOne(triggers, triggerId, { name: 'trigger', quota: perMin, windowSeconds: w });
+    },
+
+    async takeForWorkspace(workspaceId, perMin) {
+      return takeOne(workspaces, workspaceId, { name: 'workspace', quota: perMin, windowSeconds: w });
     },
 
     close() {

@@ -1,0 +1,111 @@
+import type { RunView } from '@svc/domain';
+import { html } from './html';
+import type { Safe } from './html';
+import { duration } from './time';
+
+const LABEL_W = 170;
+const BAR_W = 420;
+const ROW_H = 26;
+const NOTE_W = 130;
+
+interface Row {
+  label: string;
+  kind: string;
+  start: number;
+  end: number;
+  note: string;
+  title: string;
+}
+
+const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) : null);
+
+/** The rows of a run's waterfall: its queue time, then each step that started, as offsets from the run's creation. */
+function rowsOf(run: RunView, now: number): Row[] {
+  const created = ms(run.created_at) ?? now;
+  const rows: Row[] = [];
+  const started = ms(run.started_at);
+  rows.push({
+    label: 'queued',
+    kind: 'queue',
+    start: 0,
+    end: (started ?? ms(run.finished_at) ?? now) - created,
+    note: duration((started ?? ms(run.finished_at) ?? now) - created),
+    title: 'Waiting for a slot of the workspace or a worker',
+  });
+  for (const s of run.steps ?? []) {
+    const from = ms(s.started_at);
+    if (from === null) continue;
+    const to = ms(s.finished_at) ?? (TERMINAL.has(run.status) ? (ms(run.finished_at) ?? now) : now);
+    const review = s.type === 'review' && run.review?.step_key === s.key;
+    const kind = s.type === 'delay' ? 'delay' : review ? 'wait' : s.status;
+    const attempts = s.attempts > 1 ? ` · ${s.attempts} attempts` : '';
+    rows.push({
+      label: s.key,
+      kind,
+      start: from - created,
+      end: to - created,
+      note: `${duration(to - from)}${attempts}`,
+      title: `${s.key} (${s.type}) ${s.status.replace(/_/g, ' ')}: started ${duration(from - created)} after creation, took ${duration(to - from)}${attempts}${
+        s.error ? `; last error: ${errorText(s.error)}` : ''
+      }${review ? ' (waiting for a person)' : s.type === 'delay' ? ' (durable sleep)' : ''}`,
+    });
+  }
+  return rows;
+}
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+function errorText(e: unknown): string {
+  if (e && typeof e === 'object' && 'message' in e) return String((e as { message: unknown }).message);
+  return JSON.stringify(e);
+}
+
+/**
+ * A run's trace as a waterfall (SVG): its time in the queue, then each step from its first
+ * attempt's start to its end (with the number of attempts and the last error), delays and a
+ * review's wait drawn apart; and a link to the run's workflow in the Temporal UI when configured.
+ */
+export function runTrace(
+  run: RunView,
+  opts: { temporalUiUrl?: string; namespace: string; temporalWorkflowId: string },
+  now = Date.now(),
+): Safe {
+  const rows = rowsOf(run, now);
+  const span = Math.max(1, ...rows.map((r) => r.end));
+  const x = (t: number) => LABEL_W + Math.max(0, Math.min(1, t / span)) * BAR_W;
+  const width = LABEL_W + BAR_W + NOTE_W;
+  const height = rows.length * ROW_H + 24;
+  const ui = opts.temporalUiUrl
+    ? `${opts.temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(opts.namespace)}/workflows/${encodeURIComponent(opts.temporalWorkflowId)}`
+    : null;
+  return html`<figure class="trace">
+    <svg
+      class="trace-chart"
+      role="img"
+      aria-labelledby="trace-title trace-desc"
+      viewBox="0 0 ${width} ${height}"
+      width="${width}"
+      height="${height}"
+      xmlns="http://www.w3.org/2000/svg"
+    >
+      <title id="trace-title">Trace of this run: ${duration(span)} from creation</title>
+      <desc id="trace-desc">${rows.map((r) => r.title).join('. ')}</desc>
+      <line class="axis" x1="${LABEL_W}" y1="${height - 18}" x2="${LABEL_W + BAR_W}" y2="${height - 18}" />
+      <text class="tick" x="${LABEL_W}" y="${height - 4}">0</text>
+      <text class="tick" x="${LABEL_W + BAR_W}" y="${height - 4}" text-anchor="end">${duration(span)}</text>
+      ${rows.map(
+        (r, i) =>
+          html`<g class="trace-row kind-${r.kind}" data-row="${r.label}">
+            <title>${r.title}</title>
+            <text class="label" x="4" y="${i * ROW_H + 17}">${r.label.length > 22 ? `${r.label.slice(0, 21)}…` : r.label}</text>
+            <rect x="${x(r.start)}" y="${i * ROW_H + 5}" width="${Math.max(2, x(r.end) - x(r.start))}" height="${ROW_H - 10}" rx="3" />
+            <text class="note" x="${Math.min(x(r.end) + 6, LABEL_W + BAR_W + 6)}" y="${i * ROW_H + 17}">${r.note}</text>
+          </g>`,
+      )}
+    </svg>
+    <figcaption class="muted">
+      Offsets from the run’s creation. A step’s bar runs from its first attempt to its end.
+      ${ui ? html`<a href="${ui}" rel="noopener" target="_blank">Open this run in the Temporal UI</a>` : 'Set TEMPORAL_UI_URL to link the run’s workflow in the Temporal UI.'}
+    </figcaption>
+  </figure>`;
+}
