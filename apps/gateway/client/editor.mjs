@@ -4,6 +4,8 @@
 import { basicSetup } from 'codemirror';
 import { EditorView, hoverTooltip } from '@codemirror/view';
 import { Compartment } from '@codemirror/state';
+import { syntaxHighlighting } from '@codemirror/language';
+import { classHighlighter } from '@lezer/highlight';
 import { linter, lintGutter } from '@codemirror/lint';
 import { json, jsonLanguage } from '@codemirror/lang-json';
 import { yaml, yamlLanguage } from '@codemirror/lang-yaml';
@@ -57,6 +59,10 @@ async function start(textarea) {
     doc: textarea.value,
     extensions: [
       basicSetup,
+      // CodeMirror writes its stylesheet as a <style> element: the page's CSP admits it by this nonce.
+      EditorView.cspNonce.of(document.querySelector('meta[name="style-nonce"]')?.content ?? ''),
+      // Tokens get stable classes (tok-string, tok-propertyName, …) that the stylesheet colours per theme.
+      syntaxHighlighting(classHighlighter),
       mode.of(modeFor(textarea.value)),
       stateExtensions(schema),
       serverLinter(textarea),

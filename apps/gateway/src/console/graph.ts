@@ -48,7 +48,7 @@ export function stepGraph(steps: StepDefinition[], statuses?: Record<string, str
   steps.forEach((s, i) => {
     if (s.if) {
       arcs.push(
-        html`<path class="edge skip" d="${arc(i, i + 1, lane)}" marker-end="url(#arrow)"
+        html`<path class="edge skip" d="${arc(Math.max(0, i - 1), i + 1, lane)}" marker-end="url(#arrow)"
           ><title>${s.key} is skipped unless ${s.if}</title></path
         >`,
       );

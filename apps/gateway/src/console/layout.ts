@@ -3,7 +3,7 @@ import type { Safe } from './html';
 import type { ConsoleSessionView } from '@svc/domain';
 
 /** A signed-in session as pages see it: with the count of the workspace's pending reviews for the navigation. */
-export type PageSession = ConsoleSessionView & { pendingReviews?: number };
+export type PageSession = ConsoleSessionView & { pendingReviews?: number; styleNonce?: string };
 
 export interface LayoutArgs {
   title: string;
@@ -42,6 +42,7 @@ export function layout({ title, session, body, scripts = [] }: LayoutArgs): stri
         <meta name="color-scheme" content="light dark" />
         <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false}' />
         <title>${title} · svc console</title>
+        ${session?.styleNonce ? html`<meta name="style-nonce" content="${session.styleNonce}" />` : ''}
         <link rel="stylesheet" href="/console/static/console.css" />
         <script src="/console/static/htmx.min.js" defer></script>
         <script src="/console/static/sse.js" defer></script>

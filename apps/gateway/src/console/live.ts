@@ -150,7 +150,8 @@ export function createLiveHub(opts: LiveHubOptions) {
         total--;
         idleWhenEmpty();
       };
-      req.on('close', done);
+      // The response closes when the client goes away (the request's own 'close' may not come before).
+      res.on('close', done);
       try {
         await renew([workspaceId]);
         const l = await listening();

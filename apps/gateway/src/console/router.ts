@@ -2,6 +2,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '@svc/domain';
+import { randomToken } from '@svc/signing';
 import type { ConsoleDeps } from './deps';
 import { authPages } from './pages/auth';
 import { endpointPages } from './pages/endpoints';
@@ -18,12 +19,18 @@ import { workflowAdminPages } from './pages/workflowAdmin';
 import { rolesGate } from './roles';
 import { checkCsrf, loadConsoleSession, refusal, requireSession } from './session';
 
-// No inline script or style anywhere: external files from this origin only.
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * No inline script anywhere, and no inline style but the editor's: CodeMirror writes its own
+ * stylesheet, which carries this response's nonce (EditorView.cspNonce, read from the page).
+ */
+function csp(styleNonce: string): string {
+  return `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${styleNonce}'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+}
 
 function secureHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Content-Security-Policy', CSP);
+  const nonce = randomToken('', 16);
+  res.locals.styleNonce = nonce;
+  res.setHeader('Content-Security-Policy', csp(nonce));
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -54,6 +61,10 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.get('/static/sse.js', (_req, res) => res.sendFile(SSE_FILE, { maxAge: '1h' }));
   r.use('/static/client', express.static(CLIENT_DIR, { index: false, maxAge: '1h' }));
   r.use(loadConsoleSession(deps.prisma));
+  r.use((req, res, next) => {
+    if (req.consoleSession) req.consoleSession.styleNonce = String(res.locals.styleNonce);
+    next();
+  });
   r.use(express.urlencoded({ extended: false, limit: '256kb' }));
   r.use(checkCsrf(deps.config));
   r.get('/', (req, res) => res.redirect(303, req.consoleSession ? '/console/runs' : '/console/sign-in'));

@@ -79,30 +79,32 @@ export function runTrace(
     ? `${opts.temporalUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(opts.namespace)}/workflows/${encodeURIComponent(opts.temporalWorkflowId)}`
     : null;
   return html`<figure class="trace">
-    <svg
-      class="trace-chart"
-      role="img"
-      aria-labelledby="trace-title trace-desc"
-      viewBox="0 0 ${width} ${height}"
-      width="${width}"
-      height="${height}"
-      xmlns="http://www.w3.org/2000/svg"
-    >
-      <title id="trace-title">Trace of this run: ${duration(span)} from creation</title>
-      <desc id="trace-desc">${rows.map((r) => r.title).join('. ')}</desc>
-      <line class="axis" x1="${LABEL_W}" y1="${height - 18}" x2="${LABEL_W + BAR_W}" y2="${height - 18}" />
-      <text class="tick" x="${LABEL_W}" y="${height - 4}">0</text>
-      <text class="tick" x="${LABEL_W + BAR_W}" y="${height - 4}" text-anchor="end">${duration(span)}</text>
-      ${rows.map(
-        (r, i) =>
-          html`<g class="trace-row kind-${r.kind}" data-row="${r.label}">
-            <title>${r.title}</title>
-            <text class="label" x="4" y="${i * ROW_H + 17}">${r.label.length > 22 ? `${r.label.slice(0, 21)}…` : r.label}</text>
-            <rect x="${x(r.start)}" y="${i * ROW_H + 5}" width="${Math.max(2, x(r.end) - x(r.start))}" height="${ROW_H - 10}" rx="3" />
-            <text class="note" x="${Math.min(x(r.end) + 6, LABEL_W + BAR_W + 6)}" y="${i * ROW_H + 17}">${r.note}</text>
-          </g>`,
-      )}
-    </svg>
+    <div class="trace-scroll" tabindex="0" role="region" aria-label="Trace chart">
+      <svg
+        class="trace-chart"
+        role="img"
+        aria-labelledby="trace-title trace-desc"
+        viewBox="0 0 ${width} ${height}"
+        width="${width}"
+        height="${height}"
+        xmlns="http://www.w3.org/2000/svg"
+      >
+        <title id="trace-title">Trace of this run: ${duration(span)} from creation</title>
+        <desc id="trace-desc">${rows.map((r) => r.title).join('. ')}</desc>
+        <line class="axis" x1="${LABEL_W}" y1="${height - 18}" x2="${LABEL_W + BAR_W}" y2="${height - 18}" />
+        <text class="tick" x="${LABEL_W}" y="${height - 4}">0</text>
+        <text class="tick" x="${LABEL_W + BAR_W}" y="${height - 4}" text-anchor="end">${duration(span)}</text>
+        ${rows.map(
+          (r, i) =>
+            html`<g class="trace-row kind-${r.kind}" data-row="${r.label}">
+              <title>${r.title}</title>
+              <text class="label" x="4" y="${i * ROW_H + 17}">${r.label.length > 22 ? `${r.label.slice(0, 21)}…` : r.label}</text>
+              <rect x="${x(r.start)}" y="${i * ROW_H + 5}" width="${Math.max(2, x(r.end) - x(r.start))}" height="${ROW_H - 10}" rx="3" />
+              <text class="note" x="${Math.min(x(r.end) + 6, LABEL_W + BAR_W + 6)}" y="${i * ROW_H + 17}">${r.note}</text>
+            </g>`,
+        )}
+      </svg>
+    </div>
     <figcaption class="muted">
       Offsets from the run’s creation. A step’s bar runs from its first attempt to its end.
       ${ui ? html`<a href="${ui}" rel="noopener" target="_blank">Open this run in the Temporal UI</a>` : 'Set TEMPORAL_UI_URL to link the run’s workflow in the Temporal UI.'}

@@ -151,46 +151,46 @@ export function endpointPages(deps: ConsoleDeps): Router {
           </section>
           <section>
             <h2>Deliveries</h2>
-            <div
-              id="deliveries"
-              hx-ext="sse"
-              sse-connect="/console/live/endpoints/${e.id}"
-              hx-get="/console/endpoints/${e.id}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}"
-              hx-trigger="sse:deliveries delay:300ms"
-              hx-select="#deliveries"
-              hx-swap="outerHTML"
-            >
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Last response</th>
-                      <th scope="col">Next attempt</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${deliveries.data.map(
-                      (d) =>
-                        html`<tr class="delivery">
-                          <td><a href="/console/endpoints/${e.id}/deliveries/${d.id}">${d.event_type}</a></td>
-                          <td>${d.status}</td>
-                          <td>${d.attempt_count}</td>
-                          <td>${d.last_response_status ?? '—'}</td>
-                          <td>${time(d.next_attempt_at)}</td>
-                        </tr>`,
-                    )}
-                    ${
-                      deliveries.data.length
-                        ? ''
-                        : html`<tr>
-                            <td colspan="5" class="muted">No deliveries yet.</td>
-                          </tr>`
-                    }
-                  </tbody>
-                </table>
+            <div hx-ext="sse" sse-connect="/console/live/endpoints/${e.id}">
+              <div
+                id="deliveries"
+                hx-get="/console/endpoints/${e.id}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}"
+                hx-trigger="sse:deliveries delay:300ms"
+                hx-select="#deliveries"
+                hx-swap="outerHTML"
+              >
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Event</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Attempts</th>
+                        <th scope="col">Last response</th>
+                        <th scope="col">Next attempt</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${deliveries.data.map(
+                        (d) =>
+                          html`<tr class="delivery">
+                            <td><a href="/console/endpoints/${e.id}/deliveries/${d.id}">${d.event_type}</a></td>
+                            <td>${d.status}</td>
+                            <td>${d.attempt_count}</td>
+                            <td>${d.last_response_status ?? '—'}</td>
+                            <td>${time(d.next_attempt_at)}</td>
+                          </tr>`,
+                      )}
+                      ${
+                        deliveries.data.length
+                          ? ''
+                          : html`<tr>
+                              <td colspan="5" class="muted">No deliveries yet.</td>
+                            </tr>`
+                      }
+                    </tbody>
+                  </table>
+                </div>
               </div>
             </div>
             ${deliveries.next_cursor ? html`<p><a rel="next" href="/console/endpoints/${e.id}?cursor=${deliveries.next_cursor}">Older deliveries →</a></p>` : ''}

@@ -3,13 +3,15 @@ import { getEndpoint, getRun } from '@svc/domain';
 import type { ConsoleDeps } from '../deps';
 
 /**
- * The streams of live pages (server-sent events, console/live.ts). A run page says which run
- * and review statuses it shows, so a change made before its stream opened is sent at once.
+ * The streams of live pages (server-sent events, console/live.ts). A change made between a
+ * page's rendering and its stream's opening is not lost: a run page says which run and review
+ * statuses it shows and hears of a difference at once; a list is refreshed once when its stream
+ * opens (and so after every reconnection).
  */
 export function livePages(deps: ConsoleDeps): Router {
   const r = Router();
   r.get('/live/runs', async (req, res) => {
-    await deps.live.serve(req, res, req.consoleSession!.workspaceId, { kind: 'runs' }, async () => []);
+    await deps.live.serve(req, res, req.consoleSession!.workspaceId, { kind: 'runs' }, async () => ['runs']);
   });
   r.get('/live/runs/:id', async (req, res) => {
     const s = req.consoleSession!;
@@ -26,7 +28,7 @@ export function livePages(deps: ConsoleDeps): Router {
   r.get('/live/endpoints/:id', async (req, res) => {
     const s = req.consoleSession!;
     const e = await getEndpoint(deps.prisma, { workspaceId: s.workspaceId, endpointId: String(req.params.id) });
-    await deps.live.serve(req, res, s.workspaceId, { kind: 'endpoint', id: e.id }, async () => []);
+    await deps.live.serve(req, res, s.workspaceId, { kind: 'endpoint', id: e.id }, async () => ['deliveries']);
   });
   return r;
 }
