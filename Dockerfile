@@ -11,12 +11,12 @@ RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# One malloc arena for the gateway (the default command), not up to 8 per core: less resident
-# memory (README "Performance"). Run the worker with MALLOC_ARENA_MAX=2, as the Compose file does.
+# The gateway's process defaults (packages/config APP_PROCESSES; test/compose.test.ts holds them
+# equal): one malloc arena. Run the worker with MALLOC_ARENA_MAX=2, as the Compose file does.
 ENV MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build /app /app
 USER node
 EXPOSE 8080
-# GATEWAY_NODE_FLAGS' default (README "Performance"): V8 flags only take effect on the command line.
+# The gateway's node flags (APP_PROCESSES): V8 flags only take effect on the command line.
 CMD ["node", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up", "--max-semi-space-size=2", "--heap-growing-percent=30", "apps/gateway/dist/main.js"]

@@ -22,7 +22,7 @@ export * from './shared/messages';
 export * from './shared/runTypes';
 export * from './shared/searchAttributes';
 export { createDeliveryStarter, startDeliveryRelay } from './client/deliveryStarter';
-export type { DeliveryRelay, DeliveryStarter } from './client/deliveryStarter';
+export type { DeliveryRelay, DeliveryStartBounds, DeliveryStarter, DeliveryStarts } from './client/deliveryStarter';
 export { createWebhookRuntime, outboundCa } from './client/webhookRuntime';
 export { WEBHOOK_USER_AGENT } from './activities/deliveryActivities';
 export type { WebhookRuntime } from './activities/deliveryActivities';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { REQUIRED_APP_SETTINGS } from '@svc/config';
+import { APP_PROCESSES, REQUIRED_APP_SETTINGS } from '@svc/config';
 import { SEARCH_ATTRIBUTES } from '@svc/devstack';
 import * as searchAttributes from '../temporal/shared/searchAttributes';
 import { ROOT } from './helpers/processes';
@@ -22,7 +22,7 @@ const compose = YAML.parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), '
   services: Record<string, Service>;
   configs: Record<string, { content: string }>;
 };
-const SCALED = ['gateway', 'worker'];
+const SCALED = ['gateway', 'worker'] as const;
 
 it('publishes no host port from a scaled service; one load balancer publishes the API, gated on gateway readiness', () => {
   for (const name of SCALED) expect({ name, ports: compose.services[name].ports ?? [] }).toEqual({ name, ports: [] });
@@ -52,4 +52,32 @@ it('registers every search attribute the code uses, in the compose job and in th
   const registered = [...job.matchAll(/--name (\w+) --type Keyword/g)].map((m) => m[1]).sort();
   expect(registered).toEqual(expect.arrayContaining(used));
   expect(Object.keys(SEARCH_ATTRIBUTES).sort()).toEqual(expect.arrayContaining(used));
+});
+
+it("serves the gateway's /metrics on a listener of its own, never on the port the load balancer forwards", () => {
+  const gateway = compose.services.gateway;
+  const metricsAddress = gateway.environment?.METRICS_ADDRESS;
+  expect(metricsAddress).toMatch(/^[^\s]+:\d+$/);
+  const metricsPort = metricsAddress!.slice(metricsAddress!.lastIndexOf(':') + 1);
+  const forwarded = /dynamic a gateway (\d+)/.exec(compose.configs.caddyfile.content)?.[1];
+  expect(forwarded).toBe(gateway.environment?.PORT ?? '8080');
+  expect(metricsPort).not.toBe(forwarded);
+  // Published by no service: only `lb` publishes a port, and it is the API's.
+  const published = Object.values(compose.services).flatMap((s) => (s.ports ?? []).map(String));
+  expect(published.some((p) => p.split(':').pop() === metricsPort)).toBe(false);
+  expect(compose.services.lb.ports).toEqual([`${forwarded}:${forwarded}`]);
+});
+
+it('starts the gateway and the worker with the node flags and process defaults of APP_PROCESSES, as the image does', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const imageCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+  const imageEnv = Object.fromEntries([...dockerfile.matchAll(/^ENV (\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+  expect(imageCmd).toEqual(['node', ...APP_PROCESSES.gateway.nodeFlags, APP_PROCESSES.gateway.entry]);
+  for (const name of SCALED) {
+    const { nodeFlags, entry, env } = APP_PROCESSES[name];
+    expect({ name, command: compose.services[name].command }).toEqual({ name, command: ['node', ...nodeFlags, entry] });
+    // The Compose file's own setting, else the image's.
+    const effective = { ...imageEnv, ...compose.services[name].environment };
+    for (const [key, value] of Object.entries(env)) expect({ name, key, value: effective[key] }).toEqual({ name, key, value });
+  }
 });

@@ -268,7 +268,7 @@ describe('concurrency limits', () => {
     const wf = await stack.apply(workspaceId, slow(2000, 'killed'));
     // Only a separate worker process serves the task queue while the runs start.
     await stack.withoutWorker(async () => {
-      const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' }, /worker running/);
+      const worker = await spawnApp('worker', { TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' });
       try {
         const [first, second] = await startMany(key, wf.id, 2);
         await waitFor(

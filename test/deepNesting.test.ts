@@ -7,7 +7,7 @@ import { runToSettle } from './helpers/runs';
 import type { Tenant } from './helpers/tenants';
 
 /**
- * Deep data that never passed the gateway's 422 (issue 14 item 9): a receiver's answer, a
+ * Deep data that never passed the gateway's 422: a receiver's answer, a
  * value an expression builds. The step fails with a stable code, the worker keeps serving,
  * and the run reads back as usual.
  */

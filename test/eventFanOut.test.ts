@@ -1,6 +1,6 @@
 import { createDb, Prisma, rowsOf } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { hasPrefix, markDeliveryDispatched, newId, recordEventAndDeliveries } from '@svc/domain';
+import { hasPrefix, markDeliveriesDispatched, newId, recordEventAndDeliveries } from '@svc/domain';
 import { recordWire } from './helpers/wire';
 
 /**
@@ -63,7 +63,7 @@ it('records the event and a delivery per subscribed, enabled endpoint in one sta
   const again = await publish();
   expect(again).toEqual({ eventId: first.eventId, created: false, deliveries: expect.arrayContaining(first.deliveries) });
   expect(again.deliveries).toHaveLength(2);
-  await markDeliveryDispatched(db.sql, first.deliveries[0]);
+  await markDeliveriesDispatched(db.sql, [first.deliveries[0]]);
   expect((await publish()).deliveries).toEqual([first.deliveries[1]]);
   expect(await db.prisma.event.count({ where: { dedupeKey: args.dedupeKey } })).toBe(1);
   expect(await db.prisma.webhookDelivery.count({ where: { eventId: first.eventId } })).toBe(2);

@@ -6,7 +6,7 @@ import { waitFor } from './helpers/fixtures';
 import { startGreetStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
-// Issue 14, housekeeping: the reconciler Schedule sweeps rows that can no longer matter.
+// Housekeeping: the reconciler Schedule sweeps rows that can no longer matter.
 let stack: TestStack;
 let key: string;
 let workspaceId: string;

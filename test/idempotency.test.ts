@@ -130,11 +130,11 @@ describe('Idempotency-Key', () => {
     });
     const env = { PORT: String(port), HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: stack.taskQueue, LOG_LEVEL: 'info' };
     const url = `http://127.0.0.1:${port}`;
-    let gw = await spawnApp('gateway', env, /gateway listening/);
+    let gw = await spawnApp('gateway', env);
     const first = await start(wfId, { input: { name: 'restart' } }, 'key-restart', key, url);
     expect(first.status).toBe(201);
     expect(await gw.stop()).toBe(0);
-    gw = await spawnApp('gateway', env, /gateway listening/);
+    gw = await spawnApp('gateway', env);
     try {
       const again = await start(wfId, { input: { name: 'restart' } }, 'key-restart', key, url);
       expect([again.status, again.body.id]).toEqual([200, first.body.id]);

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { waitFor } from './helpers/fixtures';
 import { call } from './helpers/http';
 import { spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
@@ -19,18 +20,18 @@ afterAll(async () => {
   await Promise.all(spawned.map((s) => s.stop()));
 });
 
-async function gateway(env: Record<string, string>, ready = /gateway listening/): Promise<string> {
+async function gateway(env: Record<string, string>): Promise<{ base: string; app: Spawned }> {
   const port = await freePort();
-  const g = await spawnApp('gateway', { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, ready);
-  spawned.push(g);
-  return `http://127.0.0.1:${port}`;
+  const app = await spawnApp('gateway', { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  spawned.push(app);
+  return { base: `http://127.0.0.1:${port}`, app };
 }
 
 const scrape = (base: string, token?: string) => call(`${base}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 describe('/metrics', () => {
   it('requires the bearer token when METRICS_TOKEN is set', async () => {
-    const base = await gateway({ METRICS_TOKEN: TOKEN });
+    const { base } = await gateway({ METRICS_TOKEN: TOKEN });
     const none = await scrape(base);
     expect([none.status, none.body.code]).toEqual([401, 'unauthenticated']);
     expect(String(none.body)).not.toContain('svc_http_request_duration_seconds');
@@ -43,9 +44,11 @@ describe('/metrics', () => {
 
   it('moves to METRICS_ADDRESS: the public port no longer serves it', async () => {
     const metricsPort = await freePort();
-    const base = await gateway(
-      { METRICS_ADDRESS: `127.0.0.1:${metricsPort}`, METRICS_TOKEN: TOKEN },
-      /gateway listening[\s\S]*metrics listening|metrics listening[\s\S]*gateway listening/,
+    const { base, app } = await gateway({ METRICS_ADDRESS: `127.0.0.1:${metricsPort}`, METRICS_TOKEN: TOKEN });
+    // Ready means the API listens; the metrics address says so in the log.
+    await waitFor(
+      async () => app.output(),
+      (out) => out.includes('metrics listening'),
     );
     const publicAnswer = await scrape(base, TOKEN);
     expect([publicAnswer.status, publicAnswer.body.code]).toEqual([404, 'not_found']);

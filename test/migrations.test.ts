@@ -84,3 +84,30 @@ describe('migration runner', () => {
     }
   });
 });
+
+describe('the slot functions', () => {
+  const file = path.join(DEFAULT_MIGRATIONS_DIR, '..', 'functions', 'slots.sql');
+  /** Every svc_ function's definition in the migrated database, by name. */
+  const definitions = async () =>
+    Object.fromEntries(
+      (
+        await sql(
+          url,
+          "SELECT p.proname, pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.proname LIKE 'svc\\_%' ORDER BY 1",
+        )
+      ).map((r) => [r.proname as string, r.def as string]),
+    );
+
+  it('are in the database exactly as prisma/functions/slots.sql defines them, and no others of theirs', async () => {
+    await migrate(url);
+    const text = require('node:fs').readFileSync(file, 'utf8') as string;
+    const named = [...text.matchAll(/CREATE OR REPLACE FUNCTION (svc_\w+)/g)].map((m) => m[1]).sort();
+    const before = await definitions();
+    // Defining them again changes nothing: the migrations left exactly the file's definitions.
+    await sql(url, text);
+    const after = await definitions();
+    expect(after).toEqual(before);
+    // Every slot function the database holds is in the file (none is left over from an older design).
+    expect(Object.keys(before).filter((name) => /slot/.test(name))).toEqual(named.filter((name) => /slot/.test(name)));
+  });
+});

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { APP_PROCESSES } from '@svc/config';
 import { findFreePort } from '@svc/devstack';
 import { apiCall } from './helpers/http';
 import { ROOT } from './helpers/processes';
@@ -51,30 +52,14 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
     const metricsUrl = /Worker metrics +(http:\S+)\n/.exec(out)?.[1];
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);
-    // Each app with its configured node flags (WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS) and
-    // its malloc arenas (APP_PROCESS_ENV_DEFAULTS; README "Performance").
+    // Each app with its node flags and malloc arenas (packages/config APP_PROCESSES).
     const apps = childProcesses(child.pid!);
-    const wasm = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
-    const worker = apps.find((a) => a.argv.at(-1)!.endsWith(path.join('apps', 'worker', 'dist', 'main.js')));
-    const gateway = apps.find((a) => a.argv.at(-1)!.endsWith(path.join('apps', 'gateway', 'dist', 'main.js')));
-    expect(worker?.argv).toEqual([
-      process.execPath,
-      ...wasm,
-      '--max-semi-space-size=4',
-      '--heap-growing-percent=30',
-      expect.stringMatching(/main\.js$/),
-    ]);
-    expect(gateway?.argv).toEqual([
-      process.execPath,
-      ...wasm,
-      '--max-semi-space-size=2',
-      '--heap-growing-percent=30',
-      expect.stringMatching(/main\.js$/),
-    ]);
-    expect([worker?.env, gateway?.env]).toEqual([
-      expect.arrayContaining(['MALLOC_ARENA_MAX=2']),
-      expect.arrayContaining(['MALLOC_ARENA_MAX=1']),
-    ]);
+    for (const name of ['worker', 'gateway'] as const) {
+      const { entry, nodeFlags, env: defaults } = APP_PROCESSES[name];
+      const app = apps.find((a) => a.argv.at(-1)!.endsWith(entry));
+      expect({ name, argv: app?.argv }).toEqual({ name, argv: [process.execPath, ...nodeFlags, path.join(ROOT, entry)] });
+      expect(app?.env).toEqual(expect.arrayContaining(Object.entries(defaults).map(([k, v]) => `${k}=${v}`)));
+    }
   } finally {
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -6,7 +6,7 @@ import { closedExecution, runToSettle } from './helpers/runs';
 import type { Tenant } from './helpers/tenants';
 
 /**
- * The run workflow carries ids, never data (issue 13 §1): the input and step outputs live in
+ * The run workflow carries ids, never data: the input and step outputs live in
  * PostgreSQL, so a run's Temporal history stays small however large its data.
  */
 let stack: TestStack;

@@ -305,17 +305,13 @@ describe('across gateway instances', () => {
     const ports = [await freePort(), await freePort()];
     gateways = await Promise.all(
       ports.map((port) =>
-        spawnApp(
-          'gateway',
-          {
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            TEMPORAL_TASK_QUEUE: stack.taskQueue,
-            LOG_LEVEL: 'info',
-            RATE_LIMIT_UNAUTHENTICATED_PER_MIN: '4',
-          },
-          /gateway listening/,
-        ),
+        spawnApp('gateway', {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          TEMPORAL_TASK_QUEUE: stack.taskQueue,
+          LOG_LEVEL: 'info',
+          RATE_LIMIT_UNAUTHENTICATED_PER_MIN: '4',
+        }),
       ),
     );
     urls = ports.map((p) => `http://127.0.0.1:${p}`);
@@ -374,6 +370,35 @@ describe('across gateway instances', () => {
     expect(served).toBeGreaterThanOrEqual(200 - 2 * 25);
     expect(statuses.slice(-2)).toEqual([429, 429]);
     expect(await counted(`key:${keyIds[0]}`)).toBeLessThanOrEqual(200);
+  });
+
+  it("counts a flood of invalid bearer tokens against its address's unauthenticated figure, never a valid key from it", async () => {
+    const from = randomLoopback();
+    // Shaped like a key but unknown, not a key's shape, and not a bearer at all: each is unauthenticated.
+    const headers = [
+      { authorization: `Bearer svc_${'q'.repeat(43)}` },
+      { authorization: 'Bearer not-a-key' },
+      { authorization: 'Basic dTpw' },
+    ];
+    const flood = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => send(urls[i % 2], 'GET', '/api/v1/workflows', { headers: headers[i % 3], from })),
+    );
+    expect(flood.filter((r) => r.status === 401)).toHaveLength(4);
+    const refused = flood.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(20);
+    for (const r of refused) expectRateLimited(r, 'ip');
+    // Spent: every kind is refused, whichever process it reaches.
+    for (const [i, h] of headers.entries())
+      expectRateLimited(await send(urls[i % 2], 'GET', '/api/v1/workflows', { headers: h, from }), 'ip');
+    // A valid key from the same address is counted against its key only, and served.
+    const { key, workspaceId } = await stack.tenant();
+    for (const url of urls) {
+      const valid = await send(url, 'GET', '/api/v1/workflows', { key, from });
+      expect(valid.status).toBe(200);
+      expect(valid.headers.get('ratelimit-policy')).not.toContain('"ip"');
+    }
+    expect(await counted(`ws:${workspaceId}`)).toBe(2);
+    expect(await counted(`ip:${from}`)).toBe(4);
   });
 
   it('limits unauthenticated requests per client address across processes, before any key lookup', async () => {

@@ -1,5 +1,5 @@
-// Item 12 of issue 14 (API.md §5): a review records who decided as the server authenticated
-// them (`decided_via`), beside the free-text `decided_by` label. Every decision path is
+// A review records who decided as the server authenticated them (`decided_via`), beside the
+// free-text `decided_by` label. Every decision path is
 // exercised black-box, each with a request that tries to name someone else.
 import { userInfo } from 'node:os';
 import { createApiKey, createSession } from '@svc/domain';

@@ -10,7 +10,7 @@ import { closedExecution } from './helpers/runs';
 import { visibilityCaughtUp } from './helpers/visibility';
 
 /**
- * The design card's workflow id (issue 13 item 5): with an Idempotency-Key the Temporal workflow
+ * The run's Temporal workflow id: with an Idempotency-Key the Temporal workflow
  * id is `<ws>/<wf or trigger>/<key>`, stored on the run row and used for every message to the
  * run; without one, the run id. Real gateway, PostgreSQL and Temporal dev server.
  */

@@ -49,3 +49,21 @@ it('keeps a raw(…) url template, the opt-in for a whole trusted URL, under the
   }
   expect(echo.requests).toHaveLength(0);
 });
+
+it('names the refused host in the step error, never the address it resolved to', async () => {
+  const { key, workspaceId } = await stack.tenant();
+  const wf = await stack.apply(workspaceId, {
+    name: 'Internal name',
+    slug: 'internal-name',
+    steps: [{ key: 'call', type: 'http', url: `http://localhost:${echo.port}/x` }],
+  });
+  const r = await stack.api('POST', `/api/v1/workflows/${wf.id}/runs`, { key, body: { input: {}, wait: true } });
+  expect(r.body.error).toMatchObject({ code: 'http_blocked_address', step_key: 'call' });
+  const stored = await stack.db.prisma.runStep.findFirstOrThrow({ where: { runId: r.body.id, key: 'call' } });
+  const texts = [JSON.stringify(stored.error), JSON.stringify(r.body.error), JSON.stringify(r.body.steps[0].error)];
+  for (const text of texts) {
+    expect(text).toContain('localhost');
+    for (const address of ['127.0.0.1', '::1', '127.']) expect(text).not.toContain(address);
+  }
+  expect(echo.requests).toHaveLength(0);
+});

@@ -1,5 +1,4 @@
-// `svc triggers rotate WORKFLOW_ID` (API.md §10, issue 14 item 14): a new trigger secret and
-// signing secret; the previous pair keeps working at /hooks until its overlap ends. The end of
+// `svc triggers rotate WORKFLOW_ID`: a new trigger secret and signing secret; the previous pair keeps working at /hooks until its overlap ends. The end of
 // the overlap is reached without waiting 24 h by moving its recorded expiry into the past.
 import { createHmac, randomBytes } from 'node:crypto';
 import { startStack } from './helpers/stack';

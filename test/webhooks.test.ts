@@ -594,8 +594,8 @@ describe('fan-out (the delivery outbox)', () => {
     };
     const { deliveries } = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
     // Eager start asked for with no Worker polling: the start still succeeds, as a plain one.
-    const started = await stack.withoutWorker(() => deliveryStarter().start(deliveries[0]));
-    expect(started).toEqual({ eager: false });
+    const started = await stack.withoutWorker(() => deliveryStarter().startAll(deliveries));
+    expect(started).toEqual({ started: 1, eager: 0, left: [] });
     // The task waited in the queue for the Worker that came back.
     await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
     expect(r.requests).toHaveLength(1);
@@ -614,9 +614,9 @@ describe('fan-out (the delivery outbox)', () => {
     expect(first.created).toBe(true);
     expect(first.deliveries).toHaveLength(1); // the disabled endpoint gets nothing
     // This process's delivery Worker has free slots: the first task comes back with the start.
-    expect(await starter.start(first.deliveries[0])).toEqual({ eager: true });
+    expect(await starter.startAll(first.deliveries)).toEqual({ started: 1, eager: 1, left: [] });
     // A repeated start attaches to the first.
-    expect(await starter.start(first.deliveries[0])).toEqual({ eager: false });
+    expect(await starter.startAll(first.deliveries)).toEqual({ started: 1, eager: 0, left: [] });
     const again = await recordEventAndDeliveries(stack.db.prisma, args, { dispatchDelayMs: 30_000 });
     expect(again).toMatchObject({ created: false, deliveries: [] });
     expect(again.eventId).toBe(first.eventId);
@@ -708,7 +708,7 @@ describe('an attempt and its log entry', () => {
     await fire(t);
     const d = await waitForDelivery(t, ep.id, (x) => x.status === 'succeeded');
     const events = await historyOf(d.id);
-    expect(events[0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('deliveryWorkflowV3');
+    expect(events[0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('deliveryWorkflow');
     expect(events.filter((e) => e.workflowTaskStartedEventAttributes)).toHaveLength(1);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     expect(markers(events)).toHaveLength(1);

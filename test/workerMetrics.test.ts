@@ -24,11 +24,13 @@ afterAll(async () => {
 /** A worker process of this stack's task queues, with a metrics port of its own; returns how to scrape it. */
 async function spawnWorker(env: Record<string, string> = {}) {
   const port = await findFreePort(19464);
-  const worker = await spawnApp(
-    'worker',
-    { ...NET, TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'info', ...env },
-    /worker running/,
-  );
+  const worker = await spawnApp('worker', {
+    ...NET,
+    TEMPORAL_TASK_QUEUE: stack.taskQueue,
+    WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`,
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   workers.push(worker);
   return {
     worker,

@@ -461,7 +461,7 @@ export interface components {
        */
       created_at: string;
       workspace_id: string;
-      /** @description run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. */
+      /** @description run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. A body is at most 256 KiB: a run whose body would be larger is sent with `truncated: true` and its input, output, step outputs and review data as null (read the run by id); the key is absent otherwise. */
       data: unknown;
     };
     WorkflowList: {
@@ -521,6 +521,13 @@ export interface components {
       }[];
       /** @description run_not_cancellable: the status the run is in. */
       run_status?: string;
+      /**
+       * @description limit_exceeded: the per-workspace cap that was reached.
+       * @enum {string}
+       */
+      limit?: 'webhook_endpoints' | 'secrets' | 'review_assignees';
+      /** @description limit_exceeded: the workspace's figure for that cap. */
+      limit_value?: number;
     } & {
       [key: string]: unknown;
     };
@@ -535,7 +542,7 @@ export interface components {
       };
       output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -565,10 +572,10 @@ export interface components {
       started_at: string | null;
       finished_at: string | null;
       duration_ms: number | null;
-      /** @description Secrets removed. */
+      /** @description Secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset or holds U+0000. */
       output: unknown;
       error: {
-        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_failed. */
+        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed. */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -613,19 +620,15 @@ export interface components {
       data: components['schemas']['RunSummary'][];
       next_cursor: string | null;
     };
-    /** @description A run as listed (without steps). */
+    /** @description A run as listed: without `input`, `output`, `steps` and `review` (read the run for those). */
     RunSummary: {
       id: string;
       workflow_id: string;
       workflow_version: number;
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
-      input: {
-        [key: string]: unknown;
-      };
-      output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -1021,7 +1024,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page of runs (without steps), newest first. */
+      /** @description A page of runs, newest first, without `steps`, `input` and `output` (read one run for those). */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1496,6 +1499,18 @@ export interface operations {
       };
       /** @description A body not sent as Content-Type: application/json (unsupported_media_type). */
       415: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A body other than nothing or `{}` (validation_failed). */
+      422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -2055,7 +2070,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Validation failed (validation_failed), or the URL is not https or targets a refused address (url_not_allowed). */
+      /** @description Validation failed (validation_failed), the URL is not https or targets a refused address (url_not_allowed), or the workspace already holds its cap of webhook endpoints (limit_exceeded: `limit` names the cap, `limit_value` its figure; nothing is created). */
       422: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];

@@ -49,15 +49,20 @@ export function createAfterCommit(deps: AfterCommitDeps) {
     }
   }
 
-  /** Starts the deliveries now; one that cannot be started is left to the outbox relay. */
+  /**
+   * Starts an event's deliveries now, a few at a time, each start under a deadline and the whole
+   * within a budget (DeliveryStartBounds): a workspace's many endpoints hold this activity briefly.
+   * What is not started is left to the outbox relay; it never fails the activity.
+   */
   async function startDeliveries(refs: AfterCommit['deliveries']): Promise<void> {
-    await Promise.all(
-      refs.map((d) =>
-        deps.webhooks.starter.start(d).catch((err: Error) => {
-          log.warn('delivery workflow not started; the relay will start it', { deliveryId: d.id, err: err.message });
-        }),
-      ),
-    );
+    if (refs.length === 0) return;
+    try {
+      const { left, error } = await deps.webhooks.starter.startAll(refs);
+      if (left.length > 0) log.warn('delivery workflows not started; the relay will start them', { notStarted: left.length, err: error });
+    } catch (err) {
+      // Started ones not marked as such are started again by the relay, which finds them running.
+      log.warn('delivery starts not recorded; the relay will see to them', { err: (err as Error).message });
+    }
   }
 
   return {

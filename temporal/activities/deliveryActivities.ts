@@ -194,7 +194,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
 
   return {
     /**
-     * One attempt and its log entry (deliveryWorkflowV3). Registered with no Temporal retries:
+     * One attempt and its log entry. Registered with no Temporal retries:
      * the workflow owns the schedule. When the request was made but the log could not be
      * written, the failure carries the attempt's outcome, for the workflow to write it.
      */
@@ -213,10 +213,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       }
     },
 
-    /** One attempt alone (deliveryWorkflowV2 and before). Registered with no Temporal retries. */
-    attemptDelivery: attempt,
-
-    /** Writes an attempt to the delivery log (deliveryWorkflowV2 and before; V3 when deliverAttempt could not). */
+    /** Writes an attempt to the delivery log, when deliverAttempt could not. */
     recordDeliveryAttempt: record,
 
     async stopDelivery(args: { deliveryId: string; generation: number }): Promise<void> {

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '@svc/db';
 import { createRunStore, holdersWhereRunsWait, releaseSlots, sweepExpired } from '@svc/domain';
 import type { SlotGrant, SweepResult } from '@svc/domain';
-import { RUN_WORKFLOW_TYPES } from '../shared/runTypes';
+import { RUN_WORKFLOW_TYPE } from '../shared/runTypes';
 import { SA_RUN_ID } from '../shared/searchAttributes';
 import type { AfterCommitActions } from './afterCommit';
 import type { SvcMetrics } from './metrics';
@@ -42,7 +42,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps, after: Af
   async function settleEndedRuns(grantKey: string): Promise<number> {
     const since = new Date(Date.now() - ENDED_WINDOW_MS).toISOString();
     const query =
-      `WorkflowType IN (${RUN_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')}) AND ExecutionStatus IN ('Terminated', 'TimedOut') ` +
+      `WorkflowType = '${RUN_WORKFLOW_TYPE}' AND ExecutionStatus IN ('Terminated', 'TimedOut') ` +
       `AND SvcRunStatus IN (${UNFINISHED.map((s) => `'${s}'`).join(', ')}) AND CloseTime > '${since}'`;
     let settled = 0;
     for await (const wf of client.workflow.list({ query })) {

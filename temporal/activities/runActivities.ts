@@ -6,11 +6,12 @@ import {
   evaluateExpression,
   expressionErrorCode,
   SandboxBusyError,
-  openWorkspaceSecrets,
+  openRunSecrets,
   outputOverLimit,
-  redactSecrets,
   renderReviewText,
   reviewRequestMail,
+  secretRedactor,
+  stepOutputProblem,
   stepOutputReference,
 } from '@svc/domain';
 import type { AfterCommit, ExpressionContext, FinishRun, Mailer, StepsData, StepWrite } from '@svc/domain';
@@ -37,9 +38,10 @@ import { claimAndTell } from './slotActivities';
 import { capacityRetry, expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
 
-/** A run's data as its expressions see it, and the redaction of its workspace's secrets. */
+/** A run's data as its expressions see it, what its step outputs take together, and the redaction of the secrets it opened. */
 interface RunContext {
   ctx: ExpressionContext;
+  dataBytes: number;
   redact: <T>(v: T) => T;
 }
 
@@ -99,13 +101,12 @@ export interface RunActivityDeps {
 export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
   const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics, sql: deps.sql });
 
-  /** The run's data read from PostgreSQL (history carries only ids), with the workspace's secrets: one query. */
+  /** The run's data read from PostgreSQL (history carries only ids), with the secrets its definition reads: one query. */
   async function contextFor(workspaceId: string, runId: string): Promise<RunContext> {
-    const { input, steps, secrets: sealed } = await store.loadData(runId, workspaceId);
-    const secrets = openWorkspaceSecrets(deps.secretBox, workspaceId, sealed);
-    const values = Object.values(secrets);
-    const ctx: ExpressionContext = { input, steps, secrets, workspaceId };
-    return { ctx, redact: <T>(v: T): T => redactSecrets(v, values) };
+    const data = await store.loadData(runId, workspaceId);
+    const secrets = await openRunSecrets(deps.prisma, deps.secretBox, workspaceId, data);
+    const ctx: ExpressionContext = { input: data.input, steps: data.steps, secrets, workspaceId };
+    return { ctx, dataBytes: data.dataBytes, redact: secretRedactor(Object.values(secrets)) };
   }
 
   /** `run` as it is once step `key` settled as `step`. */
@@ -147,8 +148,8 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       else if (step.type === 'condition') outcome = await runCondition(step, ctx);
       else throw new Error(`step type ${step.type} is not executed by an activity`);
       const output = redact(outcome.output);
-      const over = outputOverLimit(output);
-      if (over) throw new StepFailure({ code: `step_${over.code}`, message: `The step's ${over.message}` }, false);
+      const problem = stepOutputProblem(output, run.dataBytes);
+      if (problem) throw new StepFailure(problem, false);
       return await settle(
         args,
         run,
@@ -170,7 +171,7 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
         throw ApplicationFailure.retryable(error.message, error.code);
       }
       // A failed step keeps its output (an http error's response) only when it can be stored.
-      const kept = output === undefined || outputOverLimit(output) ? null : output;
+      const kept = output === undefined || stepOutputProblem(output, run.dataBytes) ? null : output;
       return await settle(
         args,
         run,

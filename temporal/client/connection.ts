@@ -21,18 +21,31 @@ export async function connectTemporalClient(config: TemporalClientConfig): Promi
 const openScopes = new WeakMap<Connection['callContextStorage'], number>();
 
 /**
- * `client.withAbortSignal`, with the client's call context switched off again once no such call
- * is open. The context is an AsyncLocalStorage, and on Node 20 an enabled one puts promise hooks
- * on every promise in the process (~4% of the gateway's CPU per `GET /runs/{id}`, measured), for
- * a context only `wait: true` uses. Its `run` (inside withAbortSignal) turns it on again. A scope
- * opened on the same connection other than through this one would lose its context when this
- * one turns it off: svc opens none (the bench's baselines do, in a process of their own).
+ * `client.withAbortSignal`, with the call context (an AsyncLocalStorage, whose promise hooks cost
+ * CPU on every promise while enabled) switched off again once no call needs it; svc opens call
+ * scopes only through these helpers, so none loses its context when one turns it off.
  */
-export async function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+export function withAbortSignal<T>(client: Client, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  return withCallContext(client, () => client.withAbortSignal(signal, fn));
+}
+
+/** The longest a request's own Temporal call (a start, a describe, a cancel, a decision) may take: past it, 503. */
+export const TEMPORAL_CALL_DEADLINE_MS = 10_000;
+
+/**
+ * Runs `fn` (Temporal calls) under a deadline: past it a call fails with gRPC DEADLINE_EXCEEDED
+ * (isTemporalUnavailable). A worker's NativeConnection honours a deadline but not an abort signal.
+ */
+export function withDeadline<T>(client: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_DEADLINE_MS): Promise<T> {
+  return withCallContext(client, () => client.withDeadline(Date.now() + ms, fn));
+}
+
+/** Runs `call` with the connection's call context switched on, and off again once no such call is open. */
+async function withCallContext<T>(client: Client, call: () => Promise<T>): Promise<T> {
   const storage = client.connection instanceof Connection ? client.connection.callContextStorage : undefined;
   if (storage) openScopes.set(storage, (openScopes.get(storage) ?? 0) + 1);
   try {
-    return await client.withAbortSignal(signal, fn);
+    return await call();
   } finally {
     if (storage) {
       const open = openScopes.get(storage)! - 1;

@@ -5,6 +5,7 @@ import { AppError } from '@svc/domain';
 import type { ReviewDecision, RunControl } from '@svc/domain';
 import { cancelRunUpdate, decideReviewUpdate, RUN_CONTROL_FAILURES } from '../shared/messages';
 import type { RunControlFailure } from '../shared/messages';
+import { withDeadline } from './connection';
 import { isWorkflowClosed, sendUpdate } from './updateRetry';
 import { isResourceExhausted, updateRefused } from './updateLimit';
 
@@ -24,7 +25,9 @@ export function createRunControl(client: Client): RunControl {
   return {
     async cancel(ref) {
       try {
-        await sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(cancelRunUpdate, { updateId }));
+        await withDeadline(client, () =>
+          sendUpdate((updateId) => client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(cancelRunUpdate, { updateId })),
+        );
         return 'cancelled';
       } catch (err) {
         if (isWorkflowClosed(err)) return 'closed';
@@ -33,8 +36,10 @@ export function createRunControl(client: Client): RunControl {
     },
     async decide(ref, decision: ReviewDecision) {
       try {
-        await sendUpdate((updateId) =>
-          client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }),
+        await withDeadline(client, () =>
+          sendUpdate((updateId) =>
+            client.workflow.getHandle(ref.temporalWorkflowId).executeUpdate(decideReviewUpdate, { args: [decision], updateId }),
+          ),
         );
         return 'decided';
       } catch (err) {

@@ -7,8 +7,8 @@ import { waitForSettleUpdate } from '../shared/messages';
 import { RUN_WORKFLOW_TYPE, runWorkflowInput } from '../shared/runTypes';
 import type { RunWorkflowInput } from '../shared/runTypes';
 import { SA_RUN_ID, SA_RUN_STATUS, SA_WORKFLOW_ID, SA_WORKSPACE_ID } from '../shared/searchAttributes';
-import type { runWorkflowV2 } from '../workflows/runWorkflow';
-import { withAbortSignal } from './connection';
+import type { runWorkflow } from '../workflows/runWorkflow';
+import { withAbortSignal, withDeadline } from './connection';
 import { createSettleWaits } from './settleWaits';
 import { isTaskFailure } from './updateRetry';
 
@@ -82,7 +82,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
   async function ownerOfConflict(req: LaunchRequest): Promise<StartOutcome | 'closed'> {
     // A run id is never another run's workflow id.
     if (req.temporalWorkflowId === req.runId) return 'started';
-    const desc = await client.workflow.getHandle(req.temporalWorkflowId).describe();
+    const desc = await withDeadline(client, () => client.workflow.getHandle(req.temporalWorkflowId).describe());
     if (desc.typedSearchAttributes.get(SA_RUN_ID) === req.runId) return 'started';
     return desc.status.name === 'RUNNING' ? 'id_taken' : 'closed';
   }
@@ -91,7 +91,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     // Twice at most: another run's execution may close between the conflict and the look.
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.workflow.start<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
+        await withDeadline(client, () => client.workflow.start<typeof runWorkflow>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue)));
         return 'started';
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -108,7 +108,7 @@ export function createRunLauncher(deps: { client: Client; taskQueue: string }): 
     async start(req, wait) {
       if (!wait) return startOnly(req);
       // One call starts the workflow and sends the wait (update-with-start).
-      const op = new WithStartWorkflowOperation<typeof runWorkflowV2>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
+      const op = new WithStartWorkflowOperation<typeof runWorkflow>(RUN_WORKFLOW_TYPE, runStartOptions(req, taskQueue));
       const started = op.workflowHandle().then(
         () => true,
         () => false,

@@ -129,7 +129,5 @@ export function permanentFailureCode(details: readonly unknown[] | null | undefi
   return typeof code === 'string' ? code : 'step_failed';
 }
 
-/** The workflow type new runs start as (temporal/workflows/runWorkflow.ts). */
-export const RUN_WORKFLOW_TYPE = 'runWorkflowV2';
-/** Every run workflow type whose executions may still be open: the current one and those before it. */
-export const RUN_WORKFLOW_TYPES = ['runWorkflow', RUN_WORKFLOW_TYPE] as const;
+/** The run workflow's type (temporal/workflows/runWorkflow.ts). */
+export const RUN_WORKFLOW_TYPE = 'runWorkflow';

@@ -1,4 +1,4 @@
 // The one barrel the worker bundles: deterministic code only.
-export { runWorkflow, runWorkflowV2 } from './runWorkflow';
-export { deliveryWorkflow, deliveryWorkflowV2, deliveryWorkflowV3 } from './deliveryWorkflow';
+export { runWorkflow } from './runWorkflow';
+export { deliveryWorkflow } from './deliveryWorkflow';
 export { reconcilerWorkflow } from './reconciler';

@@ -23,8 +23,6 @@ import type {
 } from '../shared/runTypes';
 import { cancelSignal } from '../shared/messages';
 import { bookkeeping, stepActivities, stepBookkeeping, stepSummary } from './run/activities';
-import { engineChanges, V2_CHANGES } from './run/changes';
-import type { EngineChanges } from './run/changes';
 import { commitDecision } from './run/commit';
 import { awaitReview } from './run/review';
 import { acquireSlot } from './run/slots';
@@ -33,24 +31,12 @@ import { createRunState } from './run/state';
 type StepResult = ExecuteStepResult | { status: 'cancelled' };
 
 /**
- * One Temporal workflow per run (the type new runs start as, RUN_WORKFLOW_TYPE): interprets the
- * pinned definition step by step. Bookkeeping, transform and condition steps are local
- * activities, so a one-step transform run is one workflow task and no regular activity; only
- * http steps, delays and reviews wait on the server. It takes no patch marker (run/changes.ts).
- * Not `async`, as the other entry points: the SDK records a stack for every promise a workflow
- * makes (~55 µs each), and an async wrapper makes two.
+ * One Temporal workflow per run (RUN_WORKFLOW_TYPE): interprets the pinned definition step by
+ * step. Bookkeeping, transform and condition steps are local activities, so a one-step transform
+ * run is one workflow task and no regular activity; only http steps, delays and reviews wait on
+ * the server. A change to the commands it makes goes behind `patched()` (test/replay/README.md).
  */
-export function runWorkflowV2(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
-  return runRun(args, V2_CHANGES);
-}
-
-/** Runs begun before runWorkflowV2: the same engine, each change as its history recorded it. */
-export function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
-  // First: the one patch marker of executions that began on the engine (run/changes.ts).
-  return runRun(args, engineChanges());
-}
-
-async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{ status: RunStatus }> {
+export async function runWorkflow(args: RunWorkflowInput): Promise<{ status: RunStatus }> {
   const { runId, workspaceId, definition, resume } = args;
   const state = createRunState({ status: resume ? 'running' : 'queued', decidedReviews: resume?.decidedReviews ?? [] });
   // Names of the slot grants this execution makes (slots.ts): the same on every retry or replay.
@@ -136,13 +122,11 @@ async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{
    * A new run whose first step is local asks for its slot in that step's own local activity,
    * which runs the step straight away when a slot is free: one local activity fewer per run.
    * The workflow commits to running before it asks (see below), and goes back to `queued`
-   * when no slot was free; the step has not run then. Histories from before replay as they
-   * were (ENGINE_PATCH).
+   * when no slot was free; the step has not run then.
    */
   async function firstStepWithClaim(): Promise<StepResult | undefined> {
     const step = definition.steps[0];
     if (resume || resetBranch || (step.type !== 'transform' && step.type !== 'condition')) return undefined;
-    if (!changes.current) return undefined;
     state.slot = 'waiting';
     // Shown in SvcRunStatus only once the step has run: a run that also ends in this workflow
     // task shows its end alone, one visibility write fewer.
@@ -163,7 +147,7 @@ async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{
     if (!early) {
       // `queued` until a slot is free; a cancellation meanwhile ends the run before any step.
       if (!(await acquire(first, state.slot !== 'none'))) {
-        await commitDecision(changes);
+        await commitDecision();
         return finish('cancelled');
       }
       // The workflow commits to running before the read model says so (the first step's write):
@@ -214,12 +198,8 @@ async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{
           return await stepActivities(step).executeStep(ctx);
         case 'transform':
         case 'condition': {
-          // The last step, run locally, also ends the run: one local activity fewer. Histories
-          // recorded before this change replay the two-activity ending (patched).
-          const finishRun =
-            last && changes.has('svc-last-local-step-ends-run')
-              ? { grantKey: grantKey('finish'), outputExpression: definition.output, lastStepKey }
-              : undefined;
+          // The last step, run locally, also ends the run: one local activity fewer.
+          const finishRun = last ? { grantKey: grantKey('finish'), outputExpression: definition.output, lastStepKey } : undefined;
           return await stepActivities(step).executeStep({ ...ctx, ...(finishRun ? { finishRun } : {}), ...(claim ? { claim } : {}) });
         }
         case 'delay': {
@@ -231,7 +211,7 @@ async function runRun(args: RunWorkflowInput, changes: EngineChanges): Promise<{
           return { status: 'succeeded' };
         }
         case 'review':
-          return await awaitReview(state, step, ctx, grantKey, changes);
+          return await awaitReview(state, step, ctx, grantKey);
       }
     } catch (err) {
       if (isCancellation(err)) throw err;

@@ -9,10 +9,13 @@ export interface CliResult {
   json(): any;
 }
 
-/** The real `svc` bin, asynchronously: the test process may also host the worker that must answer it. */
-export function svcCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * The real `svc` bin, asynchronously: the test process may also host the worker that must answer it.
+ * `input` is written to its standard input (e.g. a secret's value).
+ */
+export function svcCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args],
       { env: { ...process.env, ...env } },
@@ -20,5 +23,6 @@ export function svcCli(args: string[], env: Record<string, string> = {}): Promis
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json: () => JSON.parse(stdout) });
       },
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }

@@ -1,6 +1,8 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { appLaunch } from '@svc/config';
+import type { AppName } from '@svc/config';
+import { startAppProcess } from '@svc/devstack';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -10,35 +12,22 @@ export interface Spawned {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts a built app (`apps/<name>/dist/main.js`) and resolves once its log shows `ready`. */
-export async function spawnApp(
-  name: 'gateway' | 'worker',
-  env: Record<string, string>,
-  ready: RegExp,
-  timeoutMs = 60_000,
-): Promise<Spawned> {
-  const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Starts a built app as `npm start` does (its node flags and process defaults, appLaunch) and
+ * resolves once it said it is ready (startAppProcess).
+ */
+export async function spawnApp(name: AppName, env: Record<string, string>, timeoutMs = 60_000): Promise<Spawned> {
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not ready in ${timeoutMs} ms:\n${out}`)), timeoutMs);
-    const check = () => {
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}:\n${out}`));
-    });
+  const launch = appLaunch(name, { ...process.env, ...env });
+  const app = await startAppProcess({
+    name,
+    entry: path.join(ROOT, launch.entry),
+    nodeFlags: launch.nodeFlags,
+    env: launch.env,
+    onLine: (line) => (out += `${line}\n`),
+    readyTimeoutMs: timeoutMs,
   });
+  const child = app.process.child;
   return {
     child,
     output: () => out,

@@ -13,7 +13,6 @@ const HISTORIES = path.join(__dirname, 'histories');
 const SHAPES = [
   'cancel-queued',
   'condition-jump',
-  'delivery-activities',
   'delivery-queued',
   'delivery',
   'http-retries',
@@ -21,21 +20,7 @@ const SHAPES = [
   'queued-granted',
   'review-approved',
   'review-expired',
-  'transform-before-claim',
   'transform',
-  // runWorkflow, before runWorkflowV2: frozen, so runs in flight across that deploy keep replaying.
-  'v1-cancel-queued',
-  'v1-condition-jump',
-  // deliveryWorkflow, before deliveryWorkflowV2: frozen likewise.
-  'v1-delivery',
-  'v1-http-retries',
-  'v1-queued-continued-as-new',
-  'v1-queued-granted',
-  'v1-review-approved',
-  'v1-review-expired',
-  'v1-transform',
-  // deliveryWorkflowV2, before deliveryWorkflowV3 (an attempt and its log entry as two local activities): frozen likewise.
-  'v2-delivery',
 ];
 const history = (shape: string) => readHistory(path.join(HISTORIES, `${shape}.json`));
 

@@ -9,7 +9,7 @@ import { validateDefinition } from '@svc/domain';
 import { RUN_WORKFLOW_TYPE, waitForSettleUpdate } from '@svc/temporal';
 import type { RunActivities, RunStatus, RunWorkflowInput } from '@svc/temporal';
 import { QUEUED_HISTORY_LIMIT } from '../../temporal/workflows/run/slots';
-export { historyShape } from '../../apps/bench/src/history';
+export { historyShape } from './history';
 import { quietTemporalLogs } from '../helpers/stack';
 import { bundleWorkflows } from '../helpers/workflowBundle';
 

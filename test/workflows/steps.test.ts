@@ -13,26 +13,10 @@ describe('runWorkflow steps (fake activities)', () => {
       expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
       expect(fakes.finishRun).toHaveBeenCalledWith(expect.objectContaining({ status: 'succeeded', lastStepKey: 'shape' }));
       const shape = await historyShape(client, handle.workflowId);
-      // Issue 13: at most 3 workflow tasks and no regular activity.
+      // At most 3 workflow tasks and no regular activity.
       expect(shape.workflowTasks).toBeLessThanOrEqual(3);
       // The slot is taken in the step's own local activity; the fake ends the run in a second.
       expect([shape.activities, shape.localActivities]).toEqual([0, 2]);
-    });
-  });
-
-  it('runs a run begun as runWorkflow (before runWorkflowV2) the same way, behind its engine patch', async () => {
-    await withWorker({}, async ({ client, start, calls }) => {
-      const v1 = await start({ name: 'T', slug: 't', steps: [transform('shape')] }, 'runWorkflow');
-      expect(await v1.result()).toEqual({ status: 'succeeded' });
-      expect(calls()).toEqual(['claimSlot', 'executeStep', 'finishRun']);
-      const markers = async (id: string) =>
-        ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
-          (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
-        );
-      expect(await markers(v1.workflowId)).toHaveLength(1);
-      const v2 = await start({ name: 'T', slug: 't', steps: [transform('shape')] });
-      expect(await v2.result()).toEqual({ status: 'succeeded' });
-      expect(await markers(v2.workflowId)).toHaveLength(0);
     });
   });
 

@@ -1,203 +1,132 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --quick] [--temporal-store memory|file | --both] [--save NAME] [--out FILE]`:
- * starts its own embedded stack, measures the service against its baselines in the same run,
- * prints a table and writes JSON (README.md). `--both` runs the whole bench once per Temporal
- * store, one after the other, each in a process of its own.
- * Exit code 0 when every scenario ran (targets met or not), 1 when one could not run.
+ * `npm run bench [-- --quick] [--store memory|file|both] [--save NAME] [--out FILE] [--keep-data]`:
+ * starts a stack of its own, measures each row of svc against its baseline in the same run,
+ * prints a table and writes one JSON file per Temporal store (docs/performance.md); `both`
+ * measures each store in turn, each on a stack of its own. Exit code 0 when every row was
+ * measured (met or not), 1 when one could not be.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb } from '@svc/db';
-import type { DbHandle } from '@svc/db';
-import { connectTemporalClient } from '@svc/temporal';
-import type { BenchContext } from './context';
-import { createTenant } from './fixtures';
-import { FloorBaseline } from './floor/client';
-import { PROFILES } from './profile';
-import { formatReport, limitRow, machineInfo, writeReport } from './report';
-import type { BenchReport, Detail, Row } from './report';
-import { RssSampler } from './rss';
-import { finishRunsScenario } from './scenarios/finishRuns';
-import { readRunScenario } from './scenarios/readRun';
-import { startRunsScenario } from './scenarios/startRuns';
-import { waitRunsScenario } from './scenarios/waitRuns';
-import { webhooksScenario } from './scenarios/webhooks';
+import { PROFILES } from './context';
+import type { Bench, Profile } from './context';
+import { floorClient } from './floor/client';
+import { formatReport, makeRow } from './report';
+import type { BenchReport, Row } from './report';
+import { finishRow } from './rows/finish';
+import { neighbourRows } from './rows/neighbour';
+import { readRow } from './rows/read';
+import { startRow } from './rows/start';
+import { waitRow } from './rows/wait';
+import { webhooksRow } from './rows/webhooks';
 import { REPO_ROOT, startBenchStack } from './stack';
-import type { BenchStack } from './stack';
 import { round } from './stats';
+import { createTenant } from './tenants';
 
-const RESULTS_DIR = path.join(REPO_ROOT, 'apps', 'bench', 'results');
+/** The rows, in the order measured; each may read the rows before it. */
+const ROWS: Array<(b: Bench, before: Row[]) => Promise<Row | Row[]>> = [waitRow, finishRow, startRow, readRow, webhooksRow, neighbourRows];
 
 const t0 = Date.now();
-const say = (msg: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+const say = (msg: string) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
-      out: { type: 'string' },
+      store: { type: 'string', default: 'memory' },
       save: { type: 'string' },
+      out: { type: 'string' },
       'keep-data': { type: 'boolean', default: false },
-      'temporal-store': { type: 'string', default: 'memory' },
-      'cpu-prof': { type: 'string' },
-      both: { type: 'boolean', default: false },
     },
   });
-  if (values.both) {
-    if (values.out) throw new Error('--out names one file: use --save NAME with --both');
-    const args = process.argv.slice(2).filter((a) => a !== '--both');
-    for (const store of ['memory', 'file']) {
-      const r = spawnSync(process.execPath, [__filename, ...args, '--temporal-store', store], { stdio: 'inherit' });
-      if (r.status !== 0) return r.status ?? 1;
-    }
-    return 0;
-  }
-  const temporalStore = values['temporal-store'];
-  if (temporalStore !== 'memory' && temporalStore !== 'file') throw new Error('--temporal-store must be memory or file');
-  const profile = PROFILES[values.quick ? 'quick' : 'full'];
-  const named = (name: string) => path.join(RESULTS_DIR, `${name.replace(/[^A-Za-z0-9._-]/g, '_')}-${temporalStore}.json`);
-  const out = path.resolve(values.out ?? named(values.quick ? 'latest-quick' : 'latest'));
-  const started = new Date();
-  const loadBefore = os.loadavg()[0];
-
-  let stack: BenchStack | undefined;
-  let db: DbHandle | undefined;
-  let closeTemporal: (() => Promise<void>) | undefined;
-  let rss: RssSampler | undefined;
-  let stopping = false;
-  const cleanup = async () => {
-    rss?.stop();
-    await closeTemporal?.().catch(() => undefined);
-    await db?.close().catch(() => undefined);
-    await stack?.stop();
-  };
-  const deadline = setTimeout(() => {
-    if (stopping) return;
-    stopping = true;
-    say(`gave up after ${profile.deadlineMs / 60_000} min; stopping the bench stack ...`);
-    void cleanup().finally(() => process.exit(1));
-  }, profile.deadlineMs);
-  deadline.unref();
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => {
-      if (stopping) return;
-      stopping = true;
-      say(`${sig}: stopping the bench stack ...`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-
-  try {
-    say(`mode: ${profile.name}; Temporal store: ${temporalStore}`);
-    stack = await startBenchStack(say, { keepData: values['keep-data'], temporalStore, cpuProfileDir: values['cpu-prof'] });
-    db = createDb(stack.databaseUrl, { max: 10 });
-    const t = await connectTemporalClient({
-      TEMPORAL_ADDRESS: stack.temporalAddress,
-      TEMPORAL_NAMESPACE: stack.namespace,
-      TEMPORAL_TLS: false,
-      TEMPORAL_API_KEY: undefined,
-    });
-    closeTemporal = () => t.connection.close();
-    rss = new RssSampler({ gateway: stack.gateway.pid, worker: stack.worker.pid, floor: stack.floor.pid });
-    const bench = { db, stack };
-    const ctx: BenchContext = {
-      stack,
-      db,
-      temporal: t.client,
-      floor: new FloorBaseline(t.client, stack.floorTaskQueue),
-      profile,
-      rss,
-      say,
-      newTenant: (label) => createTenant(bench.db, bench.stack.encryptionKey, bench.stack.apiUrl, label),
-    };
-    const waitTenant = await ctx.newTenant('wait');
-
-    const results: Record<string, { rows: Row[]; details: Detail[]; raw: unknown }> = {};
-    const scenarios: Record<string, unknown> = {};
-    const measure = async <R extends { rows: Row[]; details: Detail[]; raw: object }>(name: string, run: () => Promise<R>) => {
-      const started = Date.now();
-      const r = await run();
-      results[name] = r;
-      scenarios[name] = { ...r.raw, seconds: round((Date.now() - started) / 1000, 1) };
-      stack!.assertAlive();
-      return r;
-    };
-    // The floor's figures come first: the webhook target is set from them. Start goes last:
-    // in quick mode its runs are left running (profile.clearBacklogs).
-    const wait = await measure('wait', () => waitRunsScenario(ctx, waitTenant));
-    const finish = await measure('finish', () => finishRunsScenario(ctx));
-    await measure('webhooks', () => webhooksScenario(ctx, { perSecond: finish.floorPerSecond, latency: wait.floorLatency }));
-    await measure('read', () => readRunScenario(ctx, waitTenant));
-    await measure('start', () => startRunsScenario(ctx));
-
-    // Shown in the order of the issue's targets, then memory.
-    const order = ['wait', 'finish', 'start', 'read', 'webhooks'];
-    const rows: Row[] = order.flatMap((n) => results[n].rows);
-    const details: Detail[] = order.flatMap((n) => results[n].details);
-    rss.stop();
-    const peaks = rss.lifetimePeaks();
-    rows.push(
-      limitRow({
-        id: 'rss.gateway',
-        title: 'gateway peak RSS (whole bench)',
-        unit: 'MB',
-        value: peaks.gateway,
-        limit: 150,
-        target: { op: '<', bound: 1, text: '< 150 MB' },
-      }),
-      limitRow({
-        id: 'rss.worker',
-        title: 'worker peak RSS (whole bench)',
-        unit: 'MB',
-        value: peaks.worker,
-        limit: 300,
-        target: { op: '<', bound: 1, text: '< 300 MB' },
-      }),
-    );
-    for (const [phase, byProc] of Object.entries(rss.peaks)) {
-      details.push({
-        title: `RSS max during ${phase} (gateway; worker; floor worker)`,
-        value: `${round(byProc.gateway ?? NaN, 1)}; ${round(byProc.worker ?? NaN, 1)}; ${round(byProc.floor ?? NaN, 1)} MB`,
-      });
-    }
-    scenarios.rss = { lifetimePeakMb: peaks, perPhaseMaxMb: rss.peaks };
-
-    const finished = new Date();
-    const report: BenchReport = {
-      mode: profile.name,
-      temporalStore,
-      startedAt: started.toISOString(),
-      finishedAt: finished.toISOString(),
-      durationSec: round((finished.getTime() - started.getTime()) / 1000, 1),
-      machine: machineInfo(),
-      loadAverage: { before: round(loadBefore, 2), after: round(os.loadavg()[0], 2) },
-      rows: rows.map((r) => ({
-        ...r,
-        value: round(r.value, 2),
-        baseline: r.baseline === null ? null : round(r.baseline, 2),
-        ratio: round(r.ratio, 3),
-        floor: r.floor && { ...r.floor, value: round(r.floor.value, 2), ratio: round(r.floor.ratio, 3) },
-      })),
-      details,
-      scenarios,
-    };
+  const stores = values.store === 'both' ? ['memory', 'file'] : [values.store];
+  if (!stores.every((s): s is BenchReport['store'] => s === 'memory' || s === 'file'))
+    throw new Error('--store must be memory, file or both');
+  if (values.out && stores.length > 1) throw new Error('--out names one file: use --save NAME with --store both');
+  for (const store of stores) {
+    const report = await measure(store, PROFILES[values.quick ? 'quick' : 'full'], values['keep-data']);
     process.stdout.write(formatReport(report));
-    writeReport(out, report);
-    say(`wrote ${path.relative(process.cwd(), out) || out}`);
-    if (values.save) {
-      writeReport(named(values.save), report);
-      say(`wrote ${path.relative(process.cwd(), named(values.save))}`);
+    const named = (name: string) => path.join(REPO_ROOT, 'apps', 'bench', 'results', `${name.replace(/[^\w.-]/g, '_')}-${store}.json`);
+    const files = [values.out ? path.resolve(values.out) : named(values.quick ? 'latest-quick' : 'latest')];
+    if (values.save) files.push(named(values.save));
+    for (const file of files) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+      say(`wrote ${path.relative(process.cwd(), file)}`);
     }
-    return 0;
-  } catch (err) {
-    say(`failed: ${(err as Error).stack ?? String(err)}`);
-    return 1;
+  }
+  return 0;
+}
+
+async function measure(store: BenchReport['store'], profile: Profile, keepData: boolean): Promise<BenchReport> {
+  const measuredAt = new Date();
+  const loadBefore = os.loadavg()[0];
+  say(`${profile.name} bench, Temporal store: ${store}`);
+  const stack = await startBenchStack(say, { store, keepData });
+  const interrupted = () => void stack.stop().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  try {
+    const bench: Bench = {
+      stack,
+      floor: floorClient(stack.temporal, stack.floorTaskQueue),
+      profile,
+      say,
+      tenant: (label, o) => createTenant(stack, label, o),
+    };
+    const rows: Row[] = [];
+    for (const row of ROWS) {
+      rows.push(...[await row(bench, rows)].flat());
+      stack.assertAlive();
+    }
+    rows.push(memoryRow('gateway', stack.pids.gateway, 150), memoryRow('worker', stack.pids.worker, 300));
+    const cpus = os.cpus();
+    return {
+      mode: profile.name,
+      store,
+      measuredAt: measuredAt.toISOString(),
+      ...gitState(),
+      durationSec: round((Date.now() - measuredAt.getTime()) / 1000, 0),
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model ?? 'unknown',
+        memoryGb: round(os.totalmem() / 1024 ** 3, 1),
+        node: process.version,
+      },
+      loadAverage: { before: round(loadBefore), after: round(os.loadavg()[0]) },
+      rows,
+    };
   } finally {
-    if (!stopping) await cleanup();
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+    await stack.stop();
   }
 }
 
-void main().then((code) => process.exit(code));
+/** A process's peak resident memory over the whole bench (VmHWM), against its limit. */
+function memoryRow(name: 'gateway' | 'worker', pid: number, limitMb: number): Row {
+  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return makeRow({
+    id: `rss.${name}`,
+    title: `${name} peak RSS`,
+    unit: 'MB',
+    svc: { name, value: kb / 1024 },
+    baseline: { name: 'limit', value: limitMb },
+    target: { op: '<', bound: 1, text: `< ${limitMb} MB` },
+  });
+}
+
+/** The commit measured, and whether tracked files differed from it. */
+function gitState(): { commit: string; dirty: boolean } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  return { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' };
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    say(`failed: ${err.stack ?? String(err)}`);
+    process.exit(1);
+  },
+);

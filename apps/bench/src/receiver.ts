@@ -1,91 +1,49 @@
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hmacSha256Hex, safeEqual } from '@svc/signing';
-
-/** One webhook the receiver accepted. */
-export interface Received {
-  eventId: string;
-  runId: string;
-  /**
-   * When the event was committed: its `created_at`, written in the transaction that records it
-   * (by the worker, on this machine's clock), ms. The commit itself is a moment later.
-   */
-  eventCreatedAt: number;
-  /** When the signed request had fully arrived here, ms. */
-  receivedAt: number;
-  /** Its `Svc-Delivery-Id` header, where the sender sent one (svc does). */
-  deliveryId: string | undefined;
-}
+import { verifyWebhook } from '@svc/signing';
 
 /**
- * A local webhook receiver (127.0.0.1) that does what API.md §7 asks of one: verifies
- * `Svc-Signature` (HMAC-SHA256 of "<t>.<raw body>" with the endpoint's secret) and dedupes on
- * the event id. It answers 200 at once and records, per run, when the event arrived.
+ * A local webhook receiver (127.0.0.1) that does what a receiver should: checks `Svc-Signature`
+ * with its endpoint's secret and keeps the first event per run, answering 200 at once. Each
+ * endpoint is a path of its own. Latency = received − the event's `created_at` (the run settled).
  */
 export class WebhookReceiver {
-  readonly byRun = new Map<string, Received>();
-  duplicates = 0;
+  /** Run id → when its signed event arrived, and how long after the run settled (ms). */
+  readonly arrivals = new Map<string, { receivedAt: number; latencyMs: number }>();
   badSignatures = 0;
-  /** Endpoint path → its signing secret: every phase subscribes an endpoint of its own. */
   private readonly secrets = new Map<string, string>();
-  private server: Server | undefined;
-  private base = '';
-
-  /** A URL on this receiver for one endpoint; its requests are checked with `secret` (set later). */
-  urlFor(name: string): string {
-    return `${this.base}/hooks/${encodeURIComponent(name)}`;
-  }
-
-  setSecret(name: string, secret: string): void {
-    this.secrets.set(`/hooks/${encodeURIComponent(name)}`, secret);
-  }
+  private readonly server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const receivedAt = Date.now();
+      res.writeHead(200).end();
+      const body = Buffer.concat(chunks).toString('utf8');
+      const secret = this.secrets.get(req.url ?? '') ?? '';
+      if (!verifyWebhook({ body, header: req.headers['svc-signature'] as string | undefined, secret }).ok) {
+        this.badSignatures++;
+        return;
+      }
+      const event = JSON.parse(body) as { type: string; created_at: string; data: { id: string } };
+      if (event.type !== 'run.succeeded' || this.arrivals.has(event.data.id)) return;
+      this.arrivals.set(event.data.id, { receivedAt, latencyMs: receivedAt - Date.parse(event.created_at) });
+    });
+  });
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const receivedAt = Date.now();
-        const raw = Buffer.concat(chunks).toString('utf8');
-        res.writeHead(200).end();
-        if (!this.verify(this.secrets.get(req.url ?? '') ?? '', String(req.headers['svc-signature'] ?? ''), raw)) {
-          this.badSignatures++;
-          return;
-        }
-        const event = JSON.parse(raw) as { id: string; type: string; created_at: string; data: { id: string } };
-        if (event.type !== 'run.succeeded') return;
-        if (this.byRun.has(event.data.id)) {
-          this.duplicates++;
-          return;
-        }
-        this.byRun.set(event.data.id, {
-          eventId: event.id,
-          runId: event.data.id,
-          eventCreatedAt: Date.parse(event.created_at),
-          receivedAt,
-          deliveryId: typeof req.headers['svc-delivery-id'] === 'string' ? req.headers['svc-delivery-id'] : undefined,
-        });
-      });
-    });
-    this.server.keepAliveTimeout = 30_000;
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
   }
 
-  private verify(secret: string, header: string, raw: string): boolean {
-    const parts = header.split(',').map((p) => p.trim());
-    const t = parts.find((p) => p.startsWith('t='))?.slice(2);
-    if (!t || !secret) return false;
-    const expected = hmacSha256Hex(secret, `${t}.${raw}`);
-    return parts.some((p) => p.startsWith('v1=') && safeEqual(p.slice(3), expected));
+  /** The URL of an endpoint whose requests are checked with `secret` (settable later). */
+  endpoint(name: string, secret?: string): { url: string; setSecret(secret: string): void } {
+    const path = `/hooks/${encodeURIComponent(name)}`;
+    const setSecret = (s: string) => void this.secrets.set(path, s);
+    if (secret) setSecret(secret);
+    return { url: `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`, setSecret };
   }
 
   async stop(): Promise<void> {
-    if (!this.server) return;
-    const s = this.server;
-    this.server = undefined;
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

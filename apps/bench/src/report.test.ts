@@ -1,69 +1,71 @@
-import { formatReport, limitRow, ratioRow, summaryLine } from './report';
+import { formatReport, makeRow, meets, summaryLine, verdict } from './report';
 import type { BenchReport, Row } from './report';
 
-const atLeast = { op: '>=', bound: 0.7, text: '≥ 0.70×' } as const;
-const throughput = (value: number, floor?: number) =>
-  ratioRow({
+const throughput = (svc: number, baseline: number) =>
+  makeRow({
     id: 'finish.throughput',
     title: 'runs finished/s',
     unit: '/s',
-    value,
-    baseline: 100,
-    baselineName: 'floor',
-    target: atLeast,
-    floor: floor === undefined ? undefined : { name: 'contract floor', value: floor },
+    svc: { name: 'svc', value: svc },
+    baseline: { name: 'floor', value: baseline },
+    target: { op: '>=', bound: 0.7, text: '≥ 0.7×' },
   });
 
-function printed(rows: Row[]): string {
+describe('a row', () => {
+  it('is judged on its ratio to its baseline', () => {
+    expect(throughput(70, 100)).toMatchObject({ ratio: 0.7, pass: true, binding: true });
+    expect(throughput(69, 100)).toMatchObject({ ratio: 0.69, pass: false });
+    expect(meets({ op: '<', bound: 1, text: '' }, 1)).toBe(false);
+    expect(meets({ op: '<=', bound: 1.5, text: '' }, Number.NaN)).toBe(false);
+  });
+
+  it('rounds its figures before judging, so the verdict follows from what is written', () => {
+    const row = makeRow({
+      id: 'wait.p50',
+      title: 'p50',
+      unit: 'ms',
+      svc: { name: 'svc', value: 30.004 },
+      baseline: { name: 'floor', value: 20.001 },
+      target: { op: '<=', bound: 1.5, text: '≤ 1.5×' },
+    });
+    expect(row).toMatchObject({ svc: { value: 30 }, baseline: { value: 20 }, ratio: 1.5, pass: true });
+  });
+
+  it('misses when a call failed on a row that allows none, whatever its ratio', () => {
+    const base = {
+      id: 'n',
+      title: 'slowest',
+      unit: 'ms',
+      baseline: { name: 'limit', value: 5000 },
+      target: { op: '<=', bound: 1, text: '≤ 5 s' },
+    } as const;
+    expect(makeRow({ ...base, svc: { name: 'V', value: 600 }, failures: 0 }).pass).toBe(true);
+    const failed = makeRow({ ...base, svc: { name: 'V', value: 600 }, failures: 2 });
+    expect([failed.pass, verdict(failed)]).toEqual([false, 'MISS (2 failed)']);
+  });
+
+  it('shows an aim with its verdict, but does not count it among the targets', () => {
+    const aim = { ...throughput(50, 100), binding: false };
+    expect(verdict(aim)).toBe('aim missed');
+    expect(summaryLine([throughput(80, 100), throughput(50, 100), aim])).toBe('1 of 2 targets met; 0 of 1 aims met');
+  });
+});
+
+it('prints each row with its figures, ratio, target and verdict', () => {
+  const rows: Row[] = [throughput(60, 100)];
   const report: BenchReport = {
     mode: 'full',
-    temporalStore: 'memory',
-    startedAt: '',
-    finishedAt: '',
+    store: 'memory',
+    measuredAt: '2000-01-01T00:00:00.000Z',
+    commit: 'a'.repeat(40),
+    dirty: false,
     durationSec: 1,
-    machine: { hostname: 'h', cpus: 2, cpuModel: 'cpu', memoryGb: 8, node: 'v20', platform: 'linux-x64' },
-    loadAverage: { before: 0, after: 0 },
+    machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 8, node: 'v20' },
+    loadAverage: { before: 0.5, after: 1 },
     rows,
-    details: [],
-    scenarios: {},
   };
-  return formatReport(report);
-}
-
-describe('a row with its hand-written floor', () => {
-  it('holds the floor to the same target against the same baseline', () => {
-    expect(throughput(68, 72)).toMatchObject({ ratio: 0.68, pass: false, floor: { name: 'contract floor', ratio: 0.72, pass: true } });
-    expect(throughput(68, 66).floor).toMatchObject({ ratio: 0.66, pass: false });
-    expect(throughput(75, 72)).toMatchObject({ pass: true, floor: { pass: true } });
-    expect(throughput(75).floor).toBeUndefined();
-  });
-
-  it('says whether a miss is one the floor shares, or how far svc is below a floor that met', () => {
-    const table = printed([throughput(68, 66), throughput(63, 72), throughput(75, 72)]).split('\n');
-    const lines = table.filter((l) => l.startsWith('runs finished/s'));
-    expect(lines[0]).toMatch(/0\.68×.*0\.66× MISS \(contract floor\)\s+MISS \(the floor too\)$/);
-    expect(lines[1]).toMatch(/0\.63×.*0\.72× PASS \(contract floor\)\s+MISS \(svc 0\.88× the floor\)$/);
-    expect(lines[2]).toMatch(/0\.75×.*0\.72× PASS \(contract floor\)\s+PASS$/);
-  });
-
-  it('counts, of the misses, those the floor beside them missed too', () => {
-    const memory = limitRow({
-      id: 'rss',
-      title: 'peak RSS',
-      unit: 'MB',
-      value: 310,
-      limit: 300,
-      target: { op: '<', bound: 1, text: '< 300 MB' },
-    });
-    expect(summaryLine([throughput(68, 66), throughput(63, 72), throughput(75, 72), memory])).toBe(
-      '1 of 4 targets met; of the 3 missed, 1 missed by the hand-written floor beside them too',
-    );
-    expect(summaryLine([throughput(75, 72)])).toBe('1 of 1 targets met');
-    // A row with no floor (an absolute limit) shows none.
-    expect(
-      printed([memory])
-        .split('\n')
-        .find((l) => l.startsWith('peak RSS')),
-    ).toMatch(/< 300 MB\s+—\s+MISS$/);
-  });
+  const line = formatReport(report)
+    .split('\n')
+    .find((l) => l.startsWith('runs finished/s'));
+  expect(line).toMatch(/^runs finished\/s\s+60 \/s\s+100 \/s floor\s+0\.60×\s+≥ 0\.7×\s+MISS$/);
 });

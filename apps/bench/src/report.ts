@@ -1,166 +1,123 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import type { Latency } from './stats';
 import { round } from './stats';
 
+/** A bound on a row's ratio. */
+export interface Target {
+  op: '<=' | '>=' | '<';
+  bound: number;
+  text: string;
+}
+
+/** One side of a row, svc's or its baseline's: the figure judged, and the latencies measured with it. */
+export interface Side {
+  name: string;
+  value: number;
+  latency?: Latency;
+}
+
 /**
- * One figure of the service beside its target: `ratio` is the service's figure over its
- * baseline measured in the same run (or over the absolute limit, where the target is one),
- * and the target is a bound on that ratio.
+ * One figure of svc against ONE baseline measured in the same run: `ratio` is svc's value over
+ * the baseline's, and the target bounds it. An absolute limit is a baseline too (named `limit`).
  */
 export interface Row {
   id: string;
   title: string;
-  unit: string;
-  /** The service's figure. */
-  value: number;
-  /** The baseline's figure (null where the target is an absolute limit). */
-  baseline: number | null;
-  baselineName: string;
+  unit: 'ms' | '/s' | 'MB';
+  svc: Side;
+  baseline: Side;
   ratio: number;
-  target: { op: '<=' | '>=' | '<'; bound: number; text: string };
+  target: Target;
+  /** False for an aim: shown with its verdict, not counted among the targets. */
+  binding: boolean;
+  /** Calls of svc's side that failed, on a row whose target allows none. */
+  failures?: number;
   pass: boolean;
-  /** Why a row missed although its ratio alone would pass (e.g. the load was not reached). */
-  note?: string;
-  /** The row's hand-written floor, where it has one. */
-  floor?: RowFloor;
-}
-
-/**
- * The least code that does a row's work, written by hand (floor/), measured in the same rounds
- * as the service and held to the same target against the same baseline. A miss where the floor
- * misses too is at the physical limit of the row's work on this machine.
- */
-export interface RowFloor {
-  name: string;
-  value: number;
-  ratio: number;
-  pass: boolean;
-}
-
-export function ratioRow(r: Omit<Row, 'ratio' | 'pass' | 'floor'> & { floor?: { name: string; value: number } }): Row {
-  const { floor, ...rest } = r;
-  const ratio = r.baseline === null ? Number.NaN : r.value / r.baseline;
-  const row = finishRow({ ...rest, ratio });
-  if (!floor || r.baseline === null) return row;
-  const floorRatio = floor.value / r.baseline;
-  return { ...row, floor: { ...floor, ratio: floorRatio, pass: meets(r.target, floorRatio) } };
-}
-
-function meets({ op, bound }: Row['target'], ratio: number): boolean {
-  return Number.isFinite(ratio) && (op === '<=' ? ratio <= bound : op === '>=' ? ratio >= bound : ratio < bound);
-}
-
-/** A figure against an absolute limit: ratio = value / limit. */
-export function limitRow(r: Omit<Row, 'ratio' | 'pass' | 'baseline' | 'baselineName'> & { limit: number }): Row {
-  const { limit, ...rest } = r;
-  return finishRow({ ...rest, baseline: null, baselineName: `limit ${limit} ${r.unit}`, ratio: r.value / limit });
-}
-
-function finishRow(r: Omit<Row, 'pass'>): Row {
-  return { ...r, pass: meets(r.target, r.ratio) };
-}
-
-/** A measured figure shown for context, with no target. */
-export interface Detail {
-  title: string;
-  value: string;
+  /** Figures that explain the row (a rate reached, another tenant's load). */
+  context?: Record<string, number>;
 }
 
 export interface BenchReport {
-  mode: string;
-  /** The Temporal dev server's store (stack.ts BenchStackOptions.temporalStore). */
-  temporalStore: string;
-  startedAt: string;
-  finishedAt: string;
+  mode: 'quick' | 'full';
+  /** The Temporal dev server's store. */
+  store: 'memory' | 'file';
+  measuredAt: string;
+  /** The commit measured, and whether tracked files differed from it. */
+  commit: string;
+  dirty: boolean;
   durationSec: number;
-  machine: { hostname: string; cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
-  /** 1-minute load average before the bench started anything, and at its end: other work on the machine skews every figure. */
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string };
+  /** 1-minute load average before and after: other work on the machine moves every figure. */
   loadAverage: { before: number; after: number };
   rows: Row[];
-  details: Detail[];
-  /** Every raw figure per scenario (latency summaries, counts, rates). */
-  scenarios: Record<string, unknown>;
 }
 
-export function machineInfo(): BenchReport['machine'] {
-  const cpus = os.cpus();
-  return {
-    hostname: os.hostname(),
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    memoryGb: round(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-  };
+export function meets(t: Target, ratio: number): boolean {
+  if (!Number.isFinite(ratio)) return false;
+  return t.op === '<=' ? ratio <= t.bound : t.op === '>=' ? ratio >= t.bound : ratio < t.bound;
 }
 
-function fmt(v: number | null, unit: string): string {
-  if (v === null) return '—';
-  if (!Number.isFinite(v)) return String(v);
-  const digits = unit === 'ms' ? (v < 10 ? 2 : 1) : v < 10 ? 2 : 0;
-  return `${v.toFixed(digits)} ${unit}`;
+/** A row from its two sides: figures rounded first, so the verdict follows from what is written. */
+export function makeRow(r: Omit<Row, 'ratio' | 'pass' | 'binding'> & { binding?: boolean }): Row {
+  const svc = { ...r.svc, value: round(r.svc.value) };
+  const baseline = { ...r.baseline, value: round(r.baseline.value) };
+  const ratio = round(svc.value / baseline.value, 3);
+  return { ...r, svc, baseline, ratio, binding: r.binding ?? true, pass: meets(r.target, ratio) && !r.failures };
 }
 
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+export function verdict(row: Row): string {
+  if (!row.binding) return row.pass ? 'aim met' : 'aim missed';
+  return row.pass ? 'PASS' : row.failures ? `MISS (${row.failures} failed)` : 'MISS';
+}
+
+/** `5 of 8 targets met; 1 of 1 aims met` */
+export function summaryLine(rows: Row[]): string {
+  const count = (rs: Row[]) => `${rs.filter((r) => r.pass).length} of ${rs.length}`;
+  const aims = rows.filter((r) => !r.binding);
+  return `${count(rows.filter((r) => r.binding))} targets met${aims.length ? `; ${count(aims)} aims met` : ''}`;
+}
+
+const figure = (v: number, unit: Row['unit']) => `${v.toFixed(unit === 'ms' && v < 100 ? 1 : 0)} ${unit}`;
+const percentiles = ({ latency: l }: Side) => (l ? [l.p50, l.p95, l.p99].map((v) => v.toFixed(1)).join(' / ') : '—');
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => c.padEnd(widths[i]))
       .join('  ')
       .trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-/** `0.72× PASS (contract floor)`: the floor's ratio and its own verdict. */
-function floorText(f: RowFloor | undefined): string {
-  return f ? `${f.ratio.toFixed(2)}× ${f.pass ? 'PASS' : 'MISS'} (${f.name})` : '—';
-}
-
-/** `MISS (the floor too)` or `MISS (svc 0.80× the floor)`: a miss says whether the hand-written floor beside it missed as well. */
-function verdict(row: Row): string {
-  if (row.pass) return 'PASS';
-  const why = [row.note, row.floor && (row.floor.pass ? `svc ${(row.ratio / row.floor.ratio).toFixed(2)}× the floor` : 'the floor too')];
-  const said = why.filter(Boolean).join('; ');
-  return said ? `MISS (${said})` : 'MISS';
-}
-
-/** `3 of 7 targets met`, and of the misses how many the hand-written floor beside them missed too. */
-export function summaryLine(rows: Row[]): string {
-  const passed = rows.filter((x) => x.pass).length;
-  const missed = rows.filter((x) => !x.pass);
-  const atFloor = missed.filter((x) => x.floor && !x.floor.pass).length;
-  const line = `${passed} of ${rows.length} targets met`;
-  return missed.length ? `${line}; of the ${missed.length} missed, ${atFloor} missed by the hand-written floor beside them too` : line;
+  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
 export function formatReport(r: BenchReport): string {
-  const rows = r.rows.map((row) => [
-    row.title,
-    fmt(row.value, row.unit),
-    row.baseline === null ? row.baselineName : `${fmt(row.baseline, row.unit)} (${row.baselineName})`,
-    `${row.ratio.toFixed(2)}×`,
-    row.target.text,
-    floorText(row.floor),
-    verdict(row),
-  ]);
+  const m = r.machine;
   return [
-    `svc bench (${r.mode}, Temporal store: ${r.temporalStore}) — ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, ${r.durationSec} s, ` +
-      `load average ${r.loadAverage.before.toFixed(2)} before / ${r.loadAverage.after.toFixed(2)} after`,
+    `svc bench (${r.mode}, Temporal store: ${r.store}) at ${r.commit.slice(0, 12)}${r.dirty ? ' with local changes' : ''}, ${r.measuredAt}`,
+    `${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}; ${r.durationSec} s; load average ${r.loadAverage.before} before, ${r.loadAverage.after} after`,
     '',
-    table(['figure', 'svc', 'baseline', 'ratio', 'target', 'hand-written floor', ''], rows),
+    table([
+      ['row', 'svc', 'baseline', 'ratio', 'target', 'verdict'],
+      ...r.rows.map((row) => {
+        const baseline = `${figure(row.baseline.value, row.unit)} ${row.baseline.name}`;
+        return [row.title, figure(row.svc.value, row.unit), baseline, `${row.ratio.toFixed(2)}×`, row.target.text, verdict(row)];
+      }),
+    ]),
     '',
     summaryLine(r.rows),
     '',
-    table(
-      ['detail', 'value'],
-      r.details.map((d) => [d.title, d.value]),
-    ),
+    table([
+      ['latency (ms)', 'svc p50 / p95 / p99', 'baseline p50 / p95 / p99'],
+      ...r.rows.filter((row) => row.svc.latency).map((row) => [row.id, percentiles(row.svc), percentiles(row.baseline)]),
+    ]),
+    '',
+    ...r.rows
+      .filter((row) => row.context)
+      .map(
+        (row) =>
+          `${row.id}: ${Object.entries(row.context!)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      ),
     '',
   ].join('\n');
-}
-
-export function writeReport(file: string, r: BenchReport): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
 }

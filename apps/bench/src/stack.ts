@@ -1,300 +1,158 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { APP_PROCESS_ENV_DEFAULTS, loadConfig } from '@svc/config';
-import { migrate } from '@svc/db';
+import { Client, Connection } from '@temporalio/client';
+import { appLaunch } from '@svc/config';
+import type { AppName } from '@svc/config';
+import { createDb, migrate } from '@svc/db';
+import type { DbHandle } from '@svc/db';
 import {
   SEARCH_ATTRIBUTES,
-  describeExit,
   ensureTemporalCli,
   findFreePort,
-  spawnManaged,
+  startAppProcess,
   startEmbeddedPostgres,
   startTemporalDevServer,
-  type EmbeddedPostgres,
-  type ManagedProcess,
-  type TemporalDevServer,
 } from '@svc/devstack';
-
-/**
- * The bench's own stack, from the same packages/devstack functions as `npm start` and the tests:
- * a fresh PostgreSQL cluster (durable, as `npm start` runs it) and a Temporal dev server (in
- * memory by default, see BenchStackOptions.temporalStore), both in a temp dir on free ports;
- * then the built worker and gateway as separate processes with their default settings, so
- * their memory can be read from outside, and the floor baseline's worker beside them on a task
- * queue of its own, with the durable floor's API in front of it. Nothing here binds a fixed port.
- */
+import type { AppProcess } from '@svc/devstack';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
-const GATEWAY_MAIN = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
-const WORKER_MAIN = path.join(REPO_ROOT, 'apps', 'worker', 'dist', 'main.js');
-/** The bare Express route of the read baseline, in a process of its own (bareRoute.ts). */
-const BARE_ROUTE = path.join(__dirname, 'bareRoute.js');
-/** The floor baseline's own worker (floor/worker.ts). */
-const FLOOR_WORKER = path.join(__dirname, 'floor', 'worker.js');
-/** The durable floor's API (floor/durableApi.ts), running its runs on the floor worker. */
-const DURABLE_FLOOR_API = path.join(__dirname, 'floor', 'durableApi.js');
 
-export interface AppProcess {
-  name: string;
-  pid: number;
-  logFile: string;
-  proc: ManagedProcess;
-}
+export type Say = (msg: string) => void;
 
 export interface BenchStack {
-  dataDir: string;
-  databaseUrl: string;
-  temporalAddress: string;
-  namespace: string;
+  /** The bench's own database handle and Temporal client (an SDK user's, for the baselines). */
+  db: DbHandle;
+  temporal: Client;
+  /** svc's run task queue, and the SDK floor's (floor/worker.ts) on the same server. */
   taskQueue: string;
-  /** The floor worker's task queue (floor/workflows.ts), on the same server. */
   floorTaskQueue: string;
-  /** The floor worker's second task queue: its webhook deliveries (floorDelivery). */
-  floorDeliveryTaskQueue: string;
-  /** The secret the floor signs its webhooks with (the receiver checks them with it). */
+  /** The secret the SDK floor signs its webhooks with. */
   floorWebhookSecret: string;
   encryptionKey: string;
-  /** The gateway's API base URL (http://127.0.0.1:port). */
   apiUrl: string;
-  /** The bare Express route, in a process of its own (http://127.0.0.1:port). */
+  /** The read row's bare Express route (bareRoute.ts). */
   bareUrl: string;
-  /** The durable floor's API (http://127.0.0.1:port): `POST /runs`, `/contract-runs`, `/svc-starts` (floor/durableApi.ts). */
-  durableFloorUrl: string;
-  gateway: AppProcess;
-  worker: AppProcess;
-  bare: AppProcess;
-  floor: AppProcess;
-  durableFloor: AppProcess;
-  /** The PostgreSQL server (its backends are its children) and the Temporal dev server, for their CPU (cpu.ts). */
-  postgresPid: number;
-  temporalPid: number;
-  /** The environment the apps run with (the bench reads the same config). */
-  appEnv: NodeJS.ProcessEnv;
-  /** Throws when an app process has died. */
+  pids: Record<AppName, number>;
+  /** Throws when a process of the stack has died. */
   assertAlive(): void;
   stop(): Promise<void>;
 }
 
-export type Say = (msg: string) => void;
-
-function tail(file: string, lines = 40): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
-}
-
-/** Spawns a built app with its output in a log file, and waits for its ready log line. */
-async function startApp(
-  name: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-  readyText: string,
-  timeoutMs = 120_000,
-): Promise<AppProcess> {
-  const fd = openSync(logFile, 'a');
-  const proc = spawnManaged(process.execPath, args, { name, env, cwd: REPO_ROOT, stdio: ['ignore', fd, fd], stopSignal: 'SIGTERM' });
-  closeSync(fd);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.hasExited()) throw new Error(`${name} ${describeExit(await proc.exited)} before it was ready:\n${tail(logFile)}`);
-    if (existsSync(logFile) && readFileSync(logFile, 'utf8').includes(readyText)) break;
-    if (Date.now() > deadline) {
-      await proc.stop(5_000);
-      throw new Error(`${name} did not log "${readyText}" within ${timeoutMs / 1000}s:\n${tail(logFile)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { name, pid: proc.pid, logFile, proc };
-}
-
-export interface BenchStackOptions {
-  /** Keep the temp dir (logs, databases) after stopping. */
-  keepData?: boolean;
-  /**
-   * The Temporal dev server's store: `memory` (default; as the integration tests run it) or
-   * `file` (a SQLite file, as `npm start` runs it). The file store pays a synchronous SQLite
-   * write per history update (~30 ms per workflow start measured on the 2-core VM, against
-   * ~4 ms in memory), which then dominates every figure; no production cluster works that way.
-   */
-  temporalStore?: 'memory' | 'file';
-  /** Write V8 CPU profiles of the worker and the gateway into this directory (`--cpu-prof DIR`). */
-  cpuProfileDir?: string;
-}
-
-export async function startBenchStack(say: Say, opts: BenchStackOptions = {}): Promise<BenchStack> {
+/**
+ * The bench's own stack, from the packages/devstack functions `npm start` and the tests use: a
+ * fresh PostgreSQL and a Temporal dev server (`memory`, or `file`: a SQLite file, as `npm start`
+ * runs it) in a temp dir on free ports; svc's worker and gateway started as `npm start` starts
+ * them (appLaunch); the SDK floor's worker and the bare route beside them. Each process's output
+ * goes to a log file in the temp dir, which `keepData` keeps.
+ */
+export async function startBenchStack(say: Say, o: { store: 'memory' | 'file'; keepData: boolean }): Promise<BenchStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   chmodSync(dataDir, 0o711); // traversable for the `postgres` user PostgreSQL runs as under root
   const stops: Array<() => Promise<unknown>> = [];
-  const stopAll = async () => {
-    while (stops.length) {
-      try {
-        await stops.pop()!();
-      } catch (err) {
-        say(`stop failed: ${(err as Error).message}`);
-      }
-    }
-    if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+  const apps: AppProcess[] = [];
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const s of stops.reverse()) await s().catch((err: Error) => say(`stop failed: ${err.message}`));
+      if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
+    })());
+  const startApp = async (name: string, entry: string, nodeFlags: string[], env: NodeJS.ProcessEnv) => {
+    if (!existsSync(entry)) throw new Error(`${path.relative(REPO_ROOT, entry)} is missing: run \`npm run build\` first.`);
+    const log = createWriteStream(path.join(dataDir, `${name}.log`));
+    const app = await startAppProcess({ name, entry, nodeFlags, env, cwd: REPO_ROOT, onLine: (line) => log.write(`${line}\n`) });
+    apps.push(app);
+    stops.push(() => app.stop(30_000));
+    return app;
   };
 
   try {
-    for (const f of [GATEWAY_MAIN, WORKER_MAIN, BARE_ROUTE, FLOOR_WORKER, DURABLE_FLOOR_API]) {
-      if (!existsSync(f)) throw new Error(`${path.relative(REPO_ROOT, f)} is missing: run \`npm run build\` first.`);
-    }
-    const cliPath = await ensureTemporalCli(say);
     const taken = new Set<number>();
     const port = async () => {
       const p = await findFreePort(undefined, { avoid: taken });
       taken.add(p);
       return p;
     };
-    const [pgPort, temporalPort, apiPort, barePort, durablePort] = [await port(), await port(), await port(), await port(), await port()];
-    const namespace = 'default';
-    say(`starting PostgreSQL (127.0.0.1:${pgPort}) and the Temporal dev server (127.0.0.1:${temporalPort}) in ${dataDir}`);
-    const [pg, temporal] = await Promise.allSettled([
-      startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: pgPort, log: say }),
-      startTemporalDevServer({
-        cliPath,
-        port: temporalPort,
-        headless: true,
-        dbFile: opts.temporalStore === 'file' ? path.join(dataDir, 'temporal.db') : undefined,
-        namespace,
-        searchAttributes: SEARCH_ATTRIBUTES,
-        log: say,
-        // The server's own log goes to a file: its warnings (e.g. tasks cut short when the
-        // worker stops) are not the bench's output.
-        onServerLog: (line) => appendFileSync(path.join(dataDir, 'temporal.log'), `${line}\n`),
-      }),
-    ]);
-    if (pg.status === 'fulfilled') stops.push(() => (pg.value as EmbeddedPostgres).stop());
-    if (temporal.status === 'fulfilled') stops.push(() => (temporal.value as TemporalDevServer).stop());
-    if (pg.status === 'rejected') throw pg.reason;
-    if (temporal.status === 'rejected') throw temporal.reason;
-    const databaseUrl = pg.value.databaseUrl;
-    await migrate(databaseUrl);
+    const [pgPort, temporalPort, apiPort, barePort] = [await port(), await port(), await port(), await port()];
+    const cliPath = await ensureTemporalCli(say);
+    say(`starting PostgreSQL and the Temporal dev server (${o.store}) in ${dataDir}`);
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: pgPort, log: say });
+    stops.push(() => pg.stop());
+    const temporal = await startTemporalDevServer({
+      cliPath,
+      port: temporalPort,
+      headless: true,
+      dbFile: o.store === 'file' ? path.join(dataDir, 'temporal.db') : undefined,
+      searchAttributes: SEARCH_ATTRIBUTES,
+      log: say,
+      onServerLog: (line) => appendFileSync(path.join(dataDir, 'temporal.log'), `${line}\n`),
+    });
+    stops.push(() => temporal.stop());
+    await migrate(pg.databaseUrl);
 
-    const encryptionKey = randomBytes(32).toString('hex');
     const taskQueue = `svc-bench-${randomBytes(4).toString('hex')}`;
     const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const appEnv: NodeJS.ProcessEnv = {
+    const encryptionKey = randomBytes(32).toString('hex');
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'production',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporal.value.address,
-      TEMPORAL_NAMESPACE: namespace,
+      DATABASE_URL: pg.databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: taskQueue,
       SVC_ENCRYPTION_KEY: encryptionKey,
       HOST: '127.0.0.1',
       BASE_URL: apiUrl,
       DATA_DIR: dataDir,
-      // Operator settings for the local webhook receiver (API.md §7: operators may allow CIDRs
-      // and plain http by configuration): loopback only.
+      // The operator's settings for a local webhook receiver: loopback, plain http.
       OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
       OUTBOUND_ALLOW_HTTP: 'true',
-      // Its worker's metrics on any free port, so a bench runs beside `npm start`.
-      WORKER_METRICS_ADDRESS: process.env.WORKER_METRICS_ADDRESS ?? '127.0.0.1:0',
+      WORKER_METRICS_ADDRESS: '127.0.0.1:0',
     };
-    delete appEnv.PORT;
-
-    say('starting the worker, the floor worker and the gateway (separate processes)');
+    delete env.PORT; // the gateway's alone
+    const svcApp = (name: AppName, appEnv: NodeJS.ProcessEnv) => {
+      const launch = appLaunch(name, appEnv);
+      return startApp(name, path.join(REPO_ROOT, launch.entry), launch.nodeFlags, launch.env);
+    };
     const floorTaskQueue = `${taskQueue}-floor`;
-    const floorDeliveryTaskQueue = `${floorTaskQueue}-deliveries`;
     const floorWebhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
-    const floorArgs = [
-      FLOOR_WORKER,
-      ...['--address', temporal.value.address, '--namespace', namespace],
-      ...['--task-queue', floorTaskQueue, '--delivery-task-queue', floorDeliveryTaskQueue],
-    ];
-    const profile = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfileDir)}`] : [];
-    // Started as `npm start` starts them: with their configured node flags.
-    const { WORKER_NODE_FLAGS, GATEWAY_NODE_FLAGS } = loadConfig(appEnv);
-    const [workerStart, floorStart] = await Promise.allSettled([
-      startApp(
-        'worker',
-        [...profile, ...WORKER_NODE_FLAGS, WORKER_MAIN],
-        { ...APP_PROCESS_ENV_DEFAULTS.worker, ...appEnv },
-        path.join(dataDir, 'worker.log'),
-        'worker running',
-      ),
-      startApp(
-        'floor',
-        floorArgs,
-        { ...process.env, FLOOR_WEBHOOK_SECRET: floorWebhookSecret, DATABASE_URL: databaseUrl },
-        path.join(dataDir, 'floor.log'),
-        'floor worker running',
-      ),
-    ]);
-    for (const s of [workerStart, floorStart]) if (s.status === 'fulfilled') stops.push(() => s.value.proc.stop(30_000));
-    if (workerStart.status === 'rejected') throw workerStart.reason;
-    if (floorStart.status === 'rejected') throw floorStart.reason;
-    const [worker, floor] = [workerStart.value, floorStart.value];
-    const gateway = await startApp(
-      'gateway',
-      [...profile, ...GATEWAY_NODE_FLAGS, GATEWAY_MAIN],
-      { ...APP_PROCESS_ENV_DEFAULTS.gateway, ...appEnv, PORT: String(apiPort) },
-      path.join(dataDir, 'gateway.log'),
-      'gateway listening',
-    );
-    stops.push(() => gateway.proc.stop(15_000));
-    const bare = await startApp(
-      'bare',
-      [...GATEWAY_NODE_FLAGS, BARE_ROUTE],
-      { ...process.env, BENCH_BARE_PORT: String(barePort) },
-      path.join(dataDir, 'bare.log'),
-      'bare route listening',
-    );
-    stops.push(() => bare.proc.stop(5_000));
-    const durableFloor = await startApp(
-      'durable-floor',
-      [...GATEWAY_NODE_FLAGS, DURABLE_FLOOR_API],
-      {
-        ...process.env,
-        DURABLE_FLOOR_PORT: String(durablePort),
-        DATABASE_URL: databaseUrl,
-        TEMPORAL_ADDRESS: temporal.value.address,
-        TEMPORAL_NAMESPACE: namespace,
-        FLOOR_TASK_QUEUE: floorTaskQueue,
-        SVC_TASK_QUEUE: taskQueue,
-      },
-      path.join(dataDir, 'durable-floor.log'),
-      'durable floor listening',
-    );
-    stops.push(() => durableFloor.proc.stop(5_000));
+    say('starting svc (worker, gateway), the SDK floor worker and the bare route');
+    const worker = await svcApp('worker', env);
+    const gateway = await svcApp('gateway', { ...env, PORT: String(apiPort) });
+    await startApp('floor-worker', path.join(__dirname, 'floor', 'worker.js'), [], {
+      ...process.env,
+      FLOOR_ADDRESS: temporal.address,
+      FLOOR_TASK_QUEUE: floorTaskQueue,
+      FLOOR_DELIVERY_TASK_QUEUE: `${floorTaskQueue}-deliveries`,
+      FLOOR_WEBHOOK_SECRET: floorWebhookSecret,
+    });
+    // With the gateway's node flags, so that only the work differs.
+    const bareFlags = appLaunch('gateway', env).nodeFlags;
+    await startApp('bare-route', path.join(__dirname, 'bareRoute.js'), bareFlags, { ...process.env, BARE_ROUTE_PORT: String(barePort) });
 
+    const db = createDb(pg.databaseUrl, { max: 5 });
+    stops.push(() => db.close());
+    const connection = await Connection.connect({ address: temporal.address });
+    stops.push(() => connection.close());
     return {
-      dataDir,
-      databaseUrl,
-      temporalAddress: temporal.value.address,
-      namespace,
+      db,
+      temporal: new Client({ connection }),
       taskQueue,
       floorTaskQueue,
-      floorDeliveryTaskQueue,
       floorWebhookSecret,
       encryptionKey,
       apiUrl,
       bareUrl: `http://127.0.0.1:${barePort}`,
-      durableFloorUrl: `http://127.0.0.1:${durablePort}`,
-      gateway,
-      worker,
-      bare,
-      floor,
-      durableFloor,
-      postgresPid: pg.value.pid,
-      temporalPid: temporal.value.pid,
-      appEnv,
+      pids: { gateway: gateway.pid, worker: worker.pid },
       assertAlive() {
-        for (const app of [gateway, worker, floor, bare, durableFloor]) {
-          if (app.proc.hasExited()) throw new Error(`the ${app.name} died during the bench:\n${tail(app.logFile)}`);
-        }
+        const dead = apps.find((a) => a.process.hasExited());
+        if (dead) throw new Error(`the ${dead.name} died during the bench:\n${dead.lastLines()}`);
       },
-      stop: stopAll,
+      stop,
     };
   } catch (err) {
-    await stopAll();
+    await stop();
     throw err;
   }
 }

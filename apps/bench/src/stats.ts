@@ -1,12 +1,10 @@
-/** Latency samples (ms) and what the report needs of them. */
-
-export interface LatencySummary {
+/** Latency samples (ms) as the report gives them. */
+export interface Latency {
   count: number;
   p50: number;
   p95: number;
   p99: number;
   max: number;
-  mean: number;
 }
 
 /** Nearest-rank percentile of ascending `sorted` (p in 0..100). */
@@ -16,20 +14,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
-export function summarize(samples: readonly number[]): LatencySummary {
+export function summarize(samples: readonly number[]): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
-  const sum = sorted.reduce((a, b) => a + b, 0);
-  return {
-    count: sorted.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
-    mean: sorted.length ? sum / sorted.length : Number.NaN,
-  };
+  const at = (p: number) => round(percentile(sorted, p));
+  return { count: sorted.length, p50: at(50), p95: at(95), p99: at(99), max: at(100) };
 }
 
-/** Rounds for display and JSON (3 significant decimals are noise on these machines). */
+/** Rounded for the report: more decimals are noise on these machines. */
 export function round(v: number, digits = 2): number {
   if (!Number.isFinite(v)) return v;
   const f = 10 ** digits;

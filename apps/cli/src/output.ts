@@ -26,7 +26,7 @@ export function table(items: object[], columns: string[]): string {
 /** Errors go to stderr (as JSON with --json), never a stack trace. */
 export function formatError(err: unknown, opts: OutputOptions): string {
   if (err instanceof AppError) {
-    if (opts.json) return JSON.stringify({ error: { code: err.code, message: err.message, errors: err.errors } });
+    if (opts.json) return JSON.stringify({ error: { code: err.code, message: err.message, errors: err.errors, ...err.extensions } });
     const details = (err.errors ?? []).map((e) => `  ${e.path || '(document)'}: ${e.message}`);
     return [`error: ${err.message} (${err.code})`, ...details].join('\n');
   }

@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   configureSandbox({ threads: config.GATEWAY_SANDBOX_THREADS });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
   const deps = await createGatewayDeps(config, logger, db);

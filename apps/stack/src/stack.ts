@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { APP_PROCESS_ENV_DEFAULTS, isReadyMessage, loadConfig } from '@svc/config';
+import { APP_PROCESSES, appLaunch, loadConfig } from '@svc/config';
+import type { AppName } from '@svc/config';
 import { migrate } from '@svc/db';
 import {
   DEFAULT_PORTS,
@@ -8,13 +9,12 @@ import {
   describeExit,
   ensureTemporalCli,
   findFreePort,
-  forEachLine,
   isPortFree,
   isProcessAlive,
   loadOrCreateDevEncryptionKey,
   readStackFile,
   removeStackFile,
-  spawnManaged,
+  startAppProcess,
   startEmbeddedPostgres,
   startTemporalDevServer,
   writeStackFile,
@@ -55,8 +55,8 @@ export interface StackPaths {
 export function stackPaths(repoRoot = path.resolve(__dirname, '..', '..', '..')): StackPaths {
   return {
     repoRoot,
-    gateway: path.join(repoRoot, 'apps', 'gateway', 'dist', 'main.js'),
-    worker: path.join(repoRoot, 'apps', 'worker', 'dist', 'main.js'),
+    gateway: path.join(repoRoot, APP_PROCESSES.gateway.entry),
+    worker: path.join(repoRoot, APP_PROCESSES.worker.entry),
     cli: path.join(repoRoot, 'apps', 'cli', 'bin', 'svc.js'),
     demoDefinition: path.join(repoRoot, 'apps', 'stack', 'demo', 'greet.yaml'),
   };
@@ -133,59 +133,27 @@ class Supervisor {
   }
 }
 
-interface AppProcess extends Stoppable {
-  ready: Promise<void>;
-}
-
 /**
- * Spawns a node app, passes its output through and resolves `ready` when the app says so over
- * its IPC channel (config/ready.ts), whatever LOG_LEVEL hides.
+ * Starts the gateway or the worker as `appLaunch` says, its output passed through; resolves once
+ * it is ready (startAppProcess), and from then on a death stops the stack.
  */
-function startApp(
-  sup: Supervisor,
-  name: string,
-  script: string,
-  nodeFlags: string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  stopTimeoutMs: number,
-): AppProcess {
-  const proc = spawnManaged(process.execPath, [...nodeFlags, script], {
+async function startApp(sup: Supervisor, name: AppName, env: NodeJS.ProcessEnv, paths: StackPaths, stopTimeoutMs: number): Promise<void> {
+  const launch = appLaunch(name, env);
+  const app = await startAppProcess({
     name,
-    env,
-    cwd,
-    stopSignal: 'SIGTERM',
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    entry: paths[name],
+    nodeFlags: launch.nodeFlags,
+    env: launch.env,
+    cwd: paths.repoRoot,
+    onLine: (line, stream) => (stream === 'stdout' ? process.stdout : process.stderr).write(`${line}\n`),
   });
-  const readySeen = new Promise<void>((resolve) => {
-    proc.child.on('message', (message) => {
-      if (isReadyMessage(message)) resolve();
-    });
-  });
-  const passThrough = (out: NodeJS.WriteStream) => (line: string) => out.write(`${line}\n`);
-  forEachLine(proc.child.stdout, passThrough(process.stdout));
-  forEachLine(proc.child.stderr, passThrough(process.stderr));
-  const timeout = 120_000;
-  const ready = Promise.race([
-    readySeen,
-    proc.exited.then((e) => {
-      throw new Error(`${name} ${describeExit(e)} before it was ready`);
-    }),
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`${name} was not ready within ${timeout / 1000}s`)), timeout).unref(),
-    ),
-  ]);
-  ready.catch(() => undefined);
-  sup.watch(name, proc.exited, () => proc.isStopping());
-  const app: AppProcess = {
+  sup.add({
     name,
-    ready,
     stop: async () => {
-      await proc.stop(stopTimeoutMs);
+      await app.stop(stopTimeoutMs);
     },
-  };
-  sup.add(app);
-  return app;
+  });
+  sup.watch(name, app.exited, () => app.process.isStopping());
 }
 
 function checkNoOtherStack(dataDir: string): void {
@@ -338,19 +306,13 @@ async function start(sup: Supervisor, env: NodeJS.ProcessEnv, paths: StackPaths)
   const workerMetrics = env.WORKER_METRICS_ADDRESS
     ? cfg.WORKER_METRICS_ADDRESS
     : `127.0.0.1:${await findFreePort(Number(cfg.WORKER_METRICS_ADDRESS.split(':').pop()), { avoid: taken })}`;
-  const workerEnv: NodeJS.ProcessEnv = { ...APP_PROCESS_ENV_DEFAULTS.worker, ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
+  const workerEnv: NodeJS.ProcessEnv = { ...appEnv, WORKER_METRICS_ADDRESS: workerMetrics };
   delete workerEnv.PORT; // the API port is the gateway's
-  const worker = startApp(sup, 'worker', paths.worker, cfg.WORKER_NODE_FLAGS, workerEnv, paths.repoRoot, 30_000);
-  const gateway = startApp(
-    sup,
-    'gateway',
-    paths.gateway,
-    cfg.GATEWAY_NODE_FLAGS,
-    { ...APP_PROCESS_ENV_DEFAULTS.gateway, ...appEnv, PORT: String(apiPort) },
-    paths.repoRoot,
-    10_000,
-  );
-  await Promise.all([worker.ready, gateway.ready]);
+  const started = await Promise.allSettled([
+    startApp(sup, 'worker', workerEnv, paths, 30_000),
+    startApp(sup, 'gateway', { ...appEnv, PORT: String(apiPort) }, paths, 10_000),
+  ]);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
   if (sup.stopping) return;
 
   let demo: DemoInfo | null = null;

@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   });
   const db = createDb(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onError: (err) => logger.warn({ err: err.message }, 'database connection error'),
   });
   const connection = await connectWorkerTemporal(config);

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { appLaunch } from './appLaunch';
+import { APP_PROCESSES } from './appProcesses';
 import { loadConfig } from './config';
 
 describe('SVC_ENCRYPTION_KEY_PREVIOUS', () => {
@@ -53,5 +55,39 @@ describe('WORKER_TASK_QUEUES', () => {
   it('refuses an unknown queue, or none, naming the variable', () => {
     expect(() => loadConfig({ WORKER_TASK_QUEUES: 'runs,webhooks' })).toThrow(/WORKER_TASK_QUEUES\.1/);
     expect(() => loadConfig({ WORKER_TASK_QUEUES: ' , ' })).toThrow(/WORKER_TASK_QUEUES: name runs, deliveries or both/);
+  });
+});
+
+describe('webhook configuration', () => {
+  test('the default retry schedule spans about 24 hours; tests can compress it', () => {
+    const c = loadConfig({});
+    const total = c.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0);
+    expect(c.WEBHOOK_RETRY_SCHEDULE[0]).toBe(5_000);
+    expect(Math.abs(total - 86_400_000)).toBeLessThan(60_000);
+    expect(c.WEBHOOK_TIMEOUT_MS).toBe(15_000);
+    expect(c.WEBHOOK_SECRET_OVERLAP_MS).toBe(86_400_000);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms, 200ms,400ms' }).WEBHOOK_RETRY_SCHEDULE).toEqual([200, 200, 400]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0s' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  });
+});
+
+describe('appLaunch', () => {
+  it('starts each app with its node flags and process defaults', () => {
+    for (const name of ['gateway', 'worker'] as const) {
+      const launch = appLaunch(name, {});
+      expect(launch).toEqual({
+        entry: APP_PROCESSES[name].entry,
+        nodeFlags: [...APP_PROCESSES[name].nodeFlags],
+        env: APP_PROCESSES[name].env,
+      });
+    }
+    expect(APP_PROCESSES.worker.env.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it("keeps the environment's own flags and settings above the defaults", () => {
+    const launch = appLaunch('gateway', { GATEWAY_NODE_FLAGS: '--optimize-for-size', MALLOC_ARENA_MAX: '4', LOG_LEVEL: 'warn' });
+    expect(launch.nodeFlags).toEqual(['--optimize-for-size']);
+    expect(launch.env).toEqual({ GATEWAY_NODE_FLAGS: '--optimize-for-size', MALLOC_ARENA_MAX: '4', LOG_LEVEL: 'warn' });
   });
 });

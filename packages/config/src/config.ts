@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APP_PROCESSES } from './appProcesses';
 import { durationList } from './durations';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -20,22 +21,6 @@ const key32 = z.string().transform((v, ctx) => {
   return buf;
 });
 
-/** WebAssembly on Liftoff only: TurboFan's tier-up of Prisma's query compiler costs ~25 MB RSS. */
-const WASM_BASELINE_ONLY = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
-
-/**
- * The environment `npm start` and the bench give each app process, unless already set (the
- * Dockerfile and the Compose file set the same). MALLOC_ARENA_MAX: glibc gives each thread that
- * allocates its own malloc arena (up to 8 per core), and a Node process runs a dozen threads.
- * Two arenas took ~30 MB off the worker's peak RSS at no measurable cost. The gateway allocates
- * almost only on its main thread and takes one: ~2.5 MB less at its peak than with two (147.4
- * against 149.9 MB, five bench-like probes each), for ~2.5% of its `GET` throughput.
- */
-export const APP_PROCESS_ENV_DEFAULTS = Object.freeze({
-  gateway: Object.freeze({ MALLOC_ARENA_MAX: '1' }),
-  worker: Object.freeze({ MALLOC_ARENA_MAX: '2' }),
-});
-
 /** Flags for `node` itself, space-separated (`--max-semi-space-size=4 --optimize-for-size`). */
 const nodeFlags = z
   .string()
@@ -55,6 +40,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** The longest one database statement may run (PostgreSQL statement_timeout on every connection); past it: 503. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc-runs'),
@@ -174,7 +161,7 @@ export const configSchema = z.object({
   SMTP_URL: z.string().min(1).optional(),
   /** Sender of notification mail. */
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
-  // --- Memory per process (README "Performance": each figure measured with `npm run bench`) ---
+  // --- Memory per process (`npm run bench` reads each process's peak, docs/performance.md) ---
   /**
    * Sandbox threads the gateway may start (on first use) to validate run input. No workspace runs
    * on every thread at once, so with two a second starts only when two workspaces validate at once.
@@ -189,27 +176,10 @@ export const configSchema = z.object({
    * history on its next task.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(250),
-  /**
-   * Node/V8 flags `npm start` and the bench start each worker with (the Dockerfile, the Compose
-   * file and `npm run start:*` spell out the same defaults). V8 reads them when the process
-   * starts, so an app cannot set them for itself. A 4 MB semi-space (V8's default is 16 MB) and
-   * an old generation allowed to grow to 1.3× its live data between full collections bound every
-   * isolate's heap (the worker runs five: its own, two workflow threads, two sandbox threads).
-   * `--optimize-for-size`, used before, bounded it further (1 MB nurseries) but cost ~2.3 ms of
-   * CPU per run in collections (measured per thread from /proc: 11.5 against 9.3 ms). The two
-   * wasm flags keep WebAssembly (Prisma's query compiler) on V8's baseline compiler: ~25 MB less
-   * per process, no measurable slowdown. Empty: V8's defaults.
-   */
-  WORKER_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--max-semi-space-size=4', '--heap-growing-percent=30']),
-  /**
-   * The same for the gateway: the wasm flags; a 2 MB semi-space, a young generation of ~4 MB
-   * instead of ~32 MB; and an old generation allowed to grow to 1.3× its live data between full
-   * collections (V8 lets a fast-allocating heap grow up to 4×). With them (and MALLOC_ARENA_MAX,
-   * APP_PROCESS_ENV_DEFAULTS) the gateway's peak fell from 207–251 MB to ~150 MB over the bench,
-   * with no measurable change in its throughput. Not `--optimize-for-size`: its CPU-bound paths
-   * (starting runs) looked slower.
-   */
-  GATEWAY_NODE_FLAGS: nodeFlags.default([...WASM_BASELINE_ONLY, '--max-semi-space-size=2', '--heap-growing-percent=30']),
+  /** Node/V8 flags each worker is started with (APP_PROCESSES, appLaunch); empty: V8's defaults. */
+  WORKER_NODE_FLAGS: nodeFlags.default([...APP_PROCESSES.worker.nodeFlags]),
+  /** The same for the gateway. */
+  GATEWAY_NODE_FLAGS: nodeFlags.default([...APP_PROCESSES.gateway.nodeFlags]),
 });
 
 export type Config = z.infer<typeof configSchema> & { BASE_URL: string; TEMPORAL_DELIVERY_TASK_QUEUE: string };

@@ -1,6 +1,12 @@
-export { APP_PROCESS_ENV_DEFAULTS, loadConfig, configSchema } from './config';
+export { loadConfig, configSchema } from './config';
 export type { Config } from './config';
+export { APP_PROCESSES } from './appProcesses';
+export type { AppName } from './appProcesses';
+export { appLaunch } from './appLaunch';
+export type { AppLaunch } from './appLaunch';
 export { createLogger } from './logger';
 export type { Logger } from './logger';
 export { signalReady, isReadyMessage } from './ready';
 export { REQUIRED_APP_SETTINGS, requireAppSettings } from './required';
+export { DurationError, MAX_DURATION_MS, MS_PER_UNIT, formatDuration, parseDuration, tryParseDuration } from './duration';
+export type { DurationUnit, ParseDurationOptions } from './duration';

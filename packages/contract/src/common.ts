@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The per-workspace caps a `limit_exceeded` problem names (packages/domain workspaces/caps.ts holds their figures). */
+export const WORKSPACE_CAP_NAMES = ['webhook_endpoints', 'secrets', 'review_assignees'] as const;
+
 export const Problem = z
   .looseObject({
     type: z.string().meta({ description: 'Stable URI identifying the problem type (one per code).' }),
@@ -13,6 +16,8 @@ export const Problem = z
       .optional()
       .meta({ description: 'validation_failed / invalid_request: every problem with the path of the field.' }),
     run_status: z.string().optional().meta({ description: 'run_not_cancellable: the status the run is in.' }),
+    limit: z.enum(WORKSPACE_CAP_NAMES).optional().meta({ description: 'limit_exceeded: the per-workspace cap that was reached.' }),
+    limit_value: z.number().int().optional().meta({ description: "limit_exceeded: the workspace's figure for that cap." }),
   })
   .meta({
     id: 'Problem',
@@ -73,6 +78,9 @@ export const JsonObject = z.record(StorableString, JsonValue);
  * (depth, U+0000, size), where a recursive schema would cost many times its size on every request.
  */
 export const RequestJsonObject = z.record(z.string(), z.unknown());
+
+/** Actions without a request body (cancel, rotate, retry): nothing, or an empty object. */
+export const NoRequestBody = z.strictObject({}).optional();
 
 /** A path parameter holding an id with its prefix (packages/domain/src/ids.ts): any other value is not found. */
 export function idParam(prefix: string, example: string) {

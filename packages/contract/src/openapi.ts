@@ -237,7 +237,7 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           scope: 'runs:read',
           requestParams: { path: WorkflowIdParams, query: ListRunsQuery },
           responses: {
-            '200': ok(RunList, 'A page of runs (without steps), newest first.'),
+            '200': ok(RunList, 'A page of runs, newest first, without `steps`, `input` and `output` (read one run for those).'),
             '400': problem('Bad query parameters (invalid_request).'),
             '404': problem('No such workflow in this workspace (workflow_not_found).'),
           },
@@ -269,6 +269,7 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             ...bodyErrors,
             '404': problem('No such run in this workspace (run_not_found).'),
             '409': problem('The run is running, succeeded or failed (run_not_cancellable); `run_status` names its status.'),
+            '422': problem('A body other than nothing or `{}` (validation_failed).'),
           },
         }),
       },

@@ -24,7 +24,8 @@ const STEP_ERROR_CODES =
   '(SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), ' +
   'http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, ' +
   'a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB ' +
-  'as JSON), step_output_too_deep (nested deeper than 64 levels), step_failed';
+  'as JSON), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an ' +
+  "unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed";
 
 const ErrorInfo = z.object({
   code: z.string().meta({ description: `A stable snake_case code. Steps: ${STEP_ERROR_CODES}.` }),
@@ -41,7 +42,12 @@ export const Step = z
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),
     duration_ms: z.number().int().nullable(),
-    output: z.unknown().meta({ description: 'Secrets removed.' }),
+    output: z.unknown().meta({
+      description:
+        "Secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, " +
+        'text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset ' +
+        'or holds U+0000.',
+    }),
     error: ErrorInfo.nullable(),
   })
   .meta({ id: 'Step' });
@@ -93,6 +99,7 @@ const runFields = {
       description:
         "A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): " +
         'review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), ' +
+        'output_not_storable (the run output holds U+0000 or an unpaired surrogate), ' +
         'expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal).',
     }),
     step_key: z.string().nullable(),
@@ -106,5 +113,9 @@ const runFields = {
 };
 
 export const Run = z.object({ ...runFields, steps: z.array(Step), review: Review.nullable() }).meta({ id: 'Run' });
-export const RunSummary = z.object(runFields).meta({ id: 'RunSummary', description: 'A run as listed (without steps).' });
+/** What a list shows of a run: everything but its data, so a page stays small whatever the runs hold. */
+export const RunSummary = z
+  .object(runFields)
+  .omit({ input: true, output: true })
+  .meta({ id: 'RunSummary', description: 'A run as listed: without `input`, `output`, `steps` and `review` (read the run for those).' });
 export const RunList = pageOf(RunSummary, 'RunList');

@@ -137,7 +137,9 @@ export const EventPayload = z
     workspace_id: z.string(),
     data: z.unknown().meta({
       description:
-        'run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow.',
+        'run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. ' +
+        'A body is at most 256 KiB: a run whose body would be larger is sent with `truncated: true` and its input, output, step ' +
+        'outputs and review data as null (read the run by id); the key is absent otherwise.',
     }),
   })
   .meta({ id: 'WebhookEvent' });
@@ -154,6 +156,3 @@ export const DeliveryHeaders = z.object({
   'Svc-Delivery-Id': z.string().meta({ description: 'dlv_…: one per (event, endpoint).' }),
   'Svc-Delivery-Attempt': z.string().meta({ description: '1 for the first attempt, then 2, 3…', example: '1' }),
 });
-
-/** Actions without a request body (rotate, retry): nothing, or an empty object. */
-export const NoRequestBody = z.strictObject({}).optional();

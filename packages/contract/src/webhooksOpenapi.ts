@@ -74,7 +74,11 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
             links: endpointLinks,
           },
           ...bodyErrors,
-          '422': problem('Validation failed (validation_failed), or the URL is not https or targets a refused address (url_not_allowed).'),
+          '422': problem(
+            'Validation failed (validation_failed), the URL is not https or targets a refused address (url_not_allowed), or the ' +
+              'workspace already holds its cap of webhook endpoints (limit_exceeded: `limit` names the cap, `limit_value` its ' +
+              'figure; nothing is created).',
+          ),
         },
       }),
       get: op({

@@ -25,13 +25,35 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/**
+ * The longest one statement of the pool or the lane may run (PostgreSQL's statement_timeout), so a
+ * heavy read or a slow database never holds a connection other requests need for long.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** A transaction left idle this long (its process stalled) is ended by PostgreSQL, freeing its locks. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+/** How much longer than the statement's own deadline the client waits for an answer (a lost network). */
+const ANSWER_GRACE_MS = 5_000;
+
+/** The deadlines every pooled and pipelined connection carries. */
+function sessionDeadlines(statementTimeoutMs: number): ClientConfig {
+  return {
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    query_timeout: statementTimeoutMs + ANSWER_GRACE_MS,
+  };
+}
+
 /** How every connection of the process reaches the database. */
 export function connectionConfig(databaseUrl: string): ClientConfig {
   return { connectionString: databaseUrl, connectionTimeoutMillis: 5_000 };
 }
 
-export function createDb(databaseUrl: string, opts: { max?: number; onError?: (err: Error) => void } = {}): DbHandle {
-  const connection = connectionConfig(databaseUrl);
+export function createDb(
+  databaseUrl: string,
+  opts: { max?: number; onError?: (err: Error) => void; statementTimeoutMs?: number } = {},
+): DbHandle {
+  const connection = { ...connectionConfig(databaseUrl), ...sessionDeadlines(opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) };
   // Pipelined, so a transaction's statements that do not wait on each other go out together
   // (preparedSql.ts inOrder); one statement at a time, as Prisma sends them, is unchanged.
   const pool = new Pool({ ...connection, max: opts.max ?? 10, pipeline: true });

@@ -1,7 +1,7 @@
 export { connectionConfig, createDb } from './client';
 export type { Db, DbHandle } from './client';
 export { migrate, MigrationError, DEFAULT_MIGRATIONS_DIR } from './migrate';
-export { isDatabaseUnavailable } from './unavailable';
+export { isDatabaseUnavailable, isStatementTimeout } from './unavailable';
 export { sqlStateOf } from './sqlState';
 export { causeChain } from './causes';
 export { inOrder, inOrderThenCommit, inTransaction, PreparedSql, rowsOf } from './preparedSql';

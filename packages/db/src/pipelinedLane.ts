@@ -10,8 +10,8 @@ import { isDatabaseUnavailable } from './unavailable';
  * interleave with anyone else's). A statement is written as soon as it is asked for, without
  * waiting for the answer to the one before it, so under load PostgreSQL's backend finds several
  * waiting and is woken once for them, where a pooled connection per statement wakes an idle
- * backend each time. On the 2-core VM that wake-up, paid in the socket write, was the largest
- * single cost of `GET /runs/{id}` (apps/bench/FINDINGS.md, session 16).
+ * backend each time: on a small machine that wake-up, paid in the socket write, is a large part
+ * of a short statement's cost.
  *
  * A statement waits behind the ones sent before it on its connection, so no code may wait on a
  * lane statement while holding a lock another lane statement could wait for (none does: a

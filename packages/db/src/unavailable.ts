@@ -1,9 +1,10 @@
 import { causeChain } from './causes';
-import { adapterCauseOf } from './sqlState';
+import { adapterCauseOf, sqlStateOf } from './sqlState';
 
 /**
  * Whether an error means the database cannot be reached right now (down, restarting, out of
- * connections), as opposed to a bug or bad data: callers answer 503 and retry later.
+ * connections, no pooled connection free in time, no answer in time), as opposed to a bug or bad
+ * data: callers answer 503 and retry later.
  */
 const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 // SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutdown, crash, starting up).
@@ -23,7 +24,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       /can't reach database server|connection (terminated|closed)|server closed the connection/i.test(String(e.message))
     )
       return true;
-    if (/Connection terminated|connection timeout/i.test(String(e.message)) && e.name === 'Error') return true;
+    if (
+      /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout/i.test(String(e.message)) &&
+      e.name === 'Error'
+    )
+      return true;
   }
   return false;
+}
+
+/** SQLSTATE 57014: the statement ran past its statement_timeout (a slow or busy database). */
+const QUERY_CANCELED = '57014';
+
+/** Whether a statement was cancelled for running past its deadline: capacity, not the caller's fault (503). */
+export function isStatementTimeout(err: unknown): boolean {
+  return sqlStateOf(err) === QUERY_CANCELED;
 }

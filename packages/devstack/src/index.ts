@@ -19,6 +19,8 @@ export type { StackInfo } from './stackFile';
 export { loadOrCreateDevEncryptionKey, ENCRYPTION_KEY_FILE_NAME } from './encryptionKey';
 export { spawnManaged, isProcessAlive, supportsParentDeathSignal, describeExit } from './processes';
 export type { ManagedProcess, ManagedProcessOptions, ExitInfo } from './processes';
+export { startAppProcess } from './appProcess';
+export type { AppProcess, StartAppProcessOptions } from './appProcess';
 export { forEachLine, silentLog } from './log';
 export type { Log } from './log';
 

@@ -28,6 +28,22 @@ describe('ensureTemporalCli (no build)', () => {
     );
   });
 
+  it('uses a temporal on PATH that is recent enough, before the cache', async () => {
+    const cliAnswering = (sub: string, version: string) => {
+      const p = path.join(dir, sub, 'temporal');
+      mkdirSync(path.dirname(p), { recursive: true });
+      writeFileSync(p, `#!/bin/sh\necho "temporal version ${version} (Server 1.29.1, UI 2.39.0)"\n`);
+      chmodSync(p, 0o755);
+      return path.dirname(p);
+    };
+    const old = cliAnswering('old', '1.2.0');
+    const recent = cliAnswering('recent', '1.6.0');
+    const env = { XDG_CACHE_HOME: dir, PATH: [old, recent].join(path.delimiter) };
+    fakeBinary(cachedTemporalCliPath(env));
+    await expect(ensureTemporalCli(undefined, env)).resolves.toBe(path.join(recent, 'temporal'));
+    await expect(ensureTemporalCli(undefined, { ...env, PATH: old })).resolves.toBe(cachedTemporalCliPath(env));
+  });
+
   it('uses the cached build under XDG_CACHE_HOME', async () => {
     const env = { XDG_CACHE_HOME: dir };
     expect(cachedTemporalCliPath(env)).toBe(path.join(dir, 'svc', 'temporal-cli', 'v1.5.1', 'temporal'));

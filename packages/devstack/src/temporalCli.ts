@@ -48,12 +48,37 @@ function goVersion(env: NodeJS.ProcessEnv): string | null {
   return r.stdout.trim();
 }
 
+/** The version a `temporal --version` line names (`temporal version 1.5.1 (Server …)`), as numbers. */
+function cliVersionOf(text: string): number[] | null {
+  const m = /temporal version v?(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return m ? m.slice(1).map(Number) : null;
+}
+
+const atLeast = (v: number[], min: number[]) => {
+  for (let i = 0; i < min.length; i++) if (v[i] !== min[i]) return v[i] > min[i];
+  return true;
+};
+
+/** A `temporal` binary on PATH that answers `--version` with TEMPORAL_CLI_VERSION or newer, if any. */
+export function temporalCliOnPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const min = cliVersionOf(`temporal version ${TEMPORAL_CLI_VERSION}`) as number[];
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, BINARY_NAME);
+    if (!isExecutableFile(candidate)) continue;
+    const r = spawnSync(candidate, ['--version'], { env, encoding: 'utf8', timeout: 10_000 });
+    const version = r.status === 0 ? cliVersionOf(r.stdout) : null;
+    if (version && atLeast(version, min)) return candidate;
+  }
+  return null;
+}
+
 /**
  * Path of a Temporal CLI binary, building it when needed:
  * 1. `TEMPORAL_CLI_PATH` (must point at an executable file);
- * 2. the cached build at `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1/temporal`;
- * 3. a fresh `go install` into that cache (takes ~5 minutes; concurrent callers wait for one build);
- * 4. otherwise an error that says how to get one.
+ * 2. a `temporal` on PATH, TEMPORAL_CLI_VERSION or newer;
+ * 3. the cached build at `${XDG_CACHE_HOME:-~/.cache}/svc/temporal-cli/v1.5.1/temporal`;
+ * 4. a fresh `go install` into that cache (takes ~5 minutes; concurrent callers wait for one build);
+ * 5. otherwise an error that says how to get one.
  */
 export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const override = env.TEMPORAL_CLI_PATH;
@@ -67,6 +92,9 @@ export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.Proces
     );
   }
 
+  const onPath = temporalCliOnPath(env);
+  if (onPath) return onPath;
+
   const target = cachedTemporalCliPath(env);
   if (isExecutableFile(target)) return target;
 
@@ -79,8 +107,8 @@ export async function ensureTemporalCli(log: Log = silentLog, env: NodeJS.Proces
         'Do one of these, then run the command again:',
         `  - install Go >= 1.23 (https://go.dev/dl/); it is then built automatically (about 5 minutes, once) with:`,
         `      ${temporalCliBuildCommand(dir)}`,
-        `  - or set TEMPORAL_CLI_PATH to an existing \`temporal\` binary (${TEMPORAL_CLI_VERSION} or newer,`,
-        '    e.g. from https://github.com/temporalio/cli/releases).',
+        `  - or put a \`temporal\` binary (${TEMPORAL_CLI_VERSION} or newer, e.g. from https://github.com/temporalio/cli/releases)`,
+        '    on PATH, or set TEMPORAL_CLI_PATH to one.',
       ].join('\n'),
     );
   }

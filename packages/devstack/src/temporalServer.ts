@@ -113,10 +113,8 @@ async function probe(address: string, namespace: string, attributes: string[]): 
  *
  * The transfer queue's reader (which hands every new workflow task to matching) may read at
  * most 20 times a second per history shard by default, and the dev server has one shard: a
- * task written within 50 ms of the last read waited for the next one. Measured one run at a
- * time (README "Performance"): a hand-written workflow's execute p50 went from ~50 to ~20 ms,
- * svc's `wait: true` from 48 to 37 ms in memory and from 52 or 95 ms (bimodal) to ~46 ms on
- * the file store. 100 reads/s bounds that wait to 10 ms; under load the reader still batches.
+ * task written within 50 ms of the last read waited for the next one, which dominated a one-step
+ * run's latency. 100 reads/s bounds that wait to 10 ms; under load the reader still batches.
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'matching.numTaskqueueReadPartitions': 1,
@@ -130,9 +128,7 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, string | number | boolean
  * SQLite settings for a file-backed dev server (`--sqlite-pragma`). Write-ahead logging: a commit
  * appends to the log and syncs it once, where the default rollback journal writes and syncs the
  * journal and then the database file on every commit. `synchronous` stays at its default (FULL),
- * so a committed write survives a power loss as before. Measured (apps/bench FINDINGS, session
- * 18), 16 callers on the file store: the floor finished 24–38 runs/s before and 47–49 after,
- * svc's `wait: true` 23–30 and 35–36, the server's CPU per run falling by about a fifth.
+ * so a committed write survives a power loss as before.
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: Record<string, string> = {
   journal_mode: 'wal',

@@ -1,10 +1,9 @@
 -- A run's slot claim as its transaction's last statement, sent with the COMMIT right behind it
 -- (runStore.ts settleLocalStep, slots.ts takeSlot). The claim takes the workspace's slot lock,
 -- held to the commit: sent ahead of the transaction's other statements, it was held across a
--- round trip to the worker as well, and every other run of the workspace waited behind it (60 ms
--- a claim under 16 concurrent runs, FINDINGS session 32). When no slot is free there is nothing
--- to decide after it but to undo the transaction: it raises SV001, the COMMIT answers ROLLBACK,
--- and the caller claims alone, to keep the run's place in line.
+-- round trip to the worker as well, and every other run of the workspace waited behind it. When
+-- no slot is free there is nothing to decide after it but to undo the transaction: it raises
+-- SV001, the COMMIT answers ROLLBACK, and the caller claims alone, to keep the run's place in line.
 CREATE FUNCTION svc_take_slot(p_workspace TEXT, p_run TEXT, p_grant_key TEXT, p_limits JSONB)
 RETURNS TABLE (grant_run_id TEXT, grant_workflow_id TEXT, grant_own BOOLEAN)
 LANGUAGE plpgsql AS $$

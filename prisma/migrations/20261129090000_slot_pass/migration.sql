@@ -4,7 +4,7 @@
 -- (a run that has not asked finds its slot when it does). Such endings take the lock shared, so
 -- they run side by side; a claim, a release that lets runs in, or a grant takes it exclusively,
 -- as before. The lock becomes an advisory lock, held to the commit like the row lock it replaces,
--- which a shared holder could only take by writing the workspace's row (FINDINGS, session 34).
+-- which a shared holder could only take by writing the workspace's row.
 
 -- The workspace's slot lock: an advisory lock of its own key space (the high 32 bits, 'svcs').
 CREATE FUNCTION svc_slot_lock_key(p_workspace TEXT) RETURNS BIGINT

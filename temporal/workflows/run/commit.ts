@@ -1,5 +1,4 @@
 import { sleep } from '@temporalio/workflow';
-import type { EngineChanges } from './changes';
 
 /**
  * A workflow-task boundary before the side effects of a decision an update brought (a review
@@ -7,8 +6,7 @@ import type { EngineChanges } from './changes';
  * and local activities run inside that task: if the task then fails (the server refuses to let
  * a workflow close while a new message waits), a local activity would already have written a
  * decision that the retried task never takes. A 1 ms timer makes the task complete first.
- * Histories from before this boundary replay without it (patched).
  */
-export async function commitDecision(changes: EngineChanges): Promise<void> {
-  if (changes.has('svc-decision-boundary')) await sleep(1, { summary: 'record the decision in history first' });
+export async function commitDecision(): Promise<void> {
+  await sleep(1, { summary: 'record the decision in history first' });
 }

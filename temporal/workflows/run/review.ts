@@ -1,5 +1,4 @@
 import { condition, uuid4 } from '@temporalio/workflow';
-import type { EngineChanges } from './changes';
 import { commitDecision } from './commit';
 import type { ReviewStep } from '@svc/domain';
 import type { ExecuteStepInput, ExecuteStepResult, StepError } from '../../shared/runTypes';
@@ -15,7 +14,6 @@ export async function awaitReview(
   step: ReviewStep,
   ctx: ExecuteStepInput,
   grantKey: (what: string) => string,
-  changes: EngineChanges,
 ): Promise<ExecuteStepResult | { status: 'cancelled' }> {
   const reviewId = `rev_${uuid4().replace(/-/g, '')}`;
   const opened = await bookkeeping.openReview({ ...ctx, reviewId, grantKey: grantKey(`review:${reviewId}`) });
@@ -32,7 +30,7 @@ export async function awaitReview(
   // An update's decision is durable only once the workflow task that accepted it is recorded;
   // local activities run inside that task, so a task that then fails (e.g. the server wants it
   // to see a message that arrived meanwhile) must not have written the decision already.
-  if (decidedInTime) await commitDecision(changes);
+  if (decidedInTime) await commitDecision();
   if (state.cancelRequested && !state.pending.decision) return { status: 'cancelled' };
 
   const expired = !decidedInTime;

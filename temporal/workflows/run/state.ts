@@ -130,8 +130,8 @@ export function createRunState(initial: { status: RunStatus; decidedReviews: str
  * wait is over, so repeated waits never pile up against the update limit. The commands are
  * `condition(settled, timeoutMs)`'s: a timer started when the update is handled and cancelled
  * when the run settles (both dropped when that is within one workflow task). It is written out
- * because the SDK records a stack for every promise a workflow makes (its stack trace query),
- * at ~55 µs each: `condition` with a timeout makes ~20 for the race, this ~9 (FINDINGS).
+ * because the SDK records a stack for every promise a workflow makes (its stack trace query), and
+ * `condition` with a timeout makes about twice as many promises as this.
  */
 function waitUntilSettled(state: RunState, waiters: Set<() => void>, timeoutMs: number): Promise<RunStatus> {
   return new Promise((resolve, reject) => {

@@ -99,13 +99,13 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
     async gateway(extra = {}) {
       const port = await findFreePort();
       const url = `http://127.0.0.1:${port}`;
-      const app = await spawnApp('gateway', { ...baseEnv, PORT: String(port), BASE_URL: url, ...extra }, /gateway listening/);
+      const app = await spawnApp('gateway', { ...baseEnv, PORT: String(port), BASE_URL: url, ...extra });
       apps.push(app);
       firstGatewayUrl ||= url;
       return { ...app, url };
     },
     async worker(extra = {}) {
-      const app = await spawnApp('worker', { ...baseEnv, ...extra }, /worker running/);
+      const app = await spawnApp('worker', { ...baseEnv, ...extra });
       apps.push(app);
       return app;
     },

@@ -1,66 +1,34 @@
 #!/usr/bin/env node
 /**
- * The floor's own worker process, started by the bench (stack.ts) beside svc's worker:
- * `node floor/worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D`,
- * with the webhook signing secret in FLOOR_WEBHOOK_SECRET and the durable floor's database in
- * DATABASE_URL (durableStore.ts). SDK defaults throughout, as svc's worker (apps/worker
- * createWorkers) runs with them: one Worker for the runs, one for the webhook deliveries on
- * their own task queue (as svc's), sharing one workflow bundle built from source at startup,
- * and a Client through which a run's activity starts its delivery workflow.
- * The Workers stop by themselves on SIGTERM/SIGINT.
+ * The SDK floor's own worker process, beside svc's worker on the same Temporal server: SDK
+ * defaults throughout, one Worker for the runs and one for the deliveries on a task queue of
+ * their own (as svc's), sharing one workflow bundle built at start. Configured by FLOOR_ADDRESS,
+ * FLOOR_TASK_QUEUE, FLOOR_DELIVERY_TASK_QUEUE and FLOOR_WEBHOOK_SECRET (the default namespace).
  */
-import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { Pool } from 'pg';
-import { floorActivities } from './activities';
-import { createApiFloorActivities } from './apiStore';
-import { createFloorDeliveryActivities } from './deliveryActivities';
-import { createDurableDeliveryActivities } from './durableDelivery';
-import { createDurableFloorActivities } from './durableStore';
+import { signalReady } from '@svc/config';
+import { createFloorActivities } from './activities';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      address: { type: 'string' },
-      namespace: { type: 'string' },
-      'task-queue': { type: 'string' },
-      'delivery-task-queue': { type: 'string' },
-    },
-  });
-  const { address, namespace, 'task-queue': taskQueue, 'delivery-task-queue': deliveryTaskQueue } = values;
-  const { FLOOR_WEBHOOK_SECRET: secret, DATABASE_URL: databaseUrl } = process.env;
-  if (!address || !namespace || !taskQueue || !deliveryTaskQueue || !secret || !databaseUrl) {
-    throw new Error(
-      'usage: FLOOR_WEBHOOK_SECRET=… DATABASE_URL=… worker.js --address HOST:PORT --namespace NS --task-queue Q --delivery-task-queue D',
-    );
-  }
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  const [address, taskQueue, deliveryTaskQueue] = ['FLOOR_ADDRESS', 'FLOOR_TASK_QUEUE', 'FLOOR_DELIVERY_TASK_QUEUE'].map(required);
   const [connection, clientConnection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
-  const client = new Client({ connection: clientConnection, namespace });
-  const deliveryActivities = createFloorDeliveryActivities({ client, deliveryTaskQueue, secret });
-  const durableDelivery = createDurableDeliveryActivities({ pool, client, deliveryTaskQueue, secret });
+  const client = new Client({ connection: clientConnection });
+  const activities = createFloorActivities({ client, deliveryTaskQueue, secret: required('FLOOR_WEBHOOK_SECRET') });
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
-  const common = { connection, namespace, workflowBundle };
-  const runs = await Worker.create({
-    ...common,
-    taskQueue,
-    activities: {
-      ...floorActivities,
-      ...createDurableFloorActivities(pool),
-      ...createApiFloorActivities(pool),
-      greetAndNotify: deliveryActivities.greetAndNotify,
-      greetStoredAndNotify: durableDelivery.greetStoredAndNotify,
-    },
-  });
-  const deliveries = await Worker.create({
-    ...common,
-    taskQueue: deliveryTaskQueue,
-    activities: { deliver: deliveryActivities.deliver, deliverStored: durableDelivery.deliverStored },
-  });
-  process.stdout.write(`floor worker running on ${taskQueue} and ${deliveryTaskQueue}\n`);
-  await Promise.all([runs.run(), deliveries.run()]);
-  await Promise.all([connection.close(), clientConnection.close(), pool.end()]);
+  const workers = await Promise.all(
+    [taskQueue, deliveryTaskQueue].map((queue) => Worker.create({ connection, workflowBundle, taskQueue: queue, activities })),
+  );
+  signalReady();
+  // The Workers stop by themselves on SIGTERM/SIGINT.
+  await Promise.all(workers.map((w) => w.run()));
+  await Promise.all([connection.close(), clientConnection.close()]);
 }
 
 main().catch((err) => {

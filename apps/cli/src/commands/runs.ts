@@ -1,8 +1,8 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { RUN_STATUSES } from '@svc/contract';
-import { AppError, cancelRun, decidedViaText, findWorkflow, getRun, toRunView } from '@svc/domain';
-import type { RunView } from '@svc/domain';
+import { AppError, cancelRun, decidedViaText, findWorkflow, getRun, RUN_SUMMARY_COLUMNS, toRunSummary } from '@svc/domain';
+import type { RunSummaryView } from '@svc/domain';
 import { createRunControl } from '@svc/temporal';
 import type { CliContext } from '../context';
 import { table } from '../output';
@@ -49,7 +49,7 @@ export function registerRuns(program: Command, run: Run): void {
   const runs = program.command('runs').description('Runs of workflows');
   runs
     .command('list')
-    .description('runs, newest first')
+    .description('runs, newest first, without their data (input, output, steps): `runs show` has those')
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--workflow <id>', 'only runs of this workflow')
     .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
@@ -64,12 +64,13 @@ export function registerRuns(program: Command, run: Run): void {
               ...(o.workflow ? { workflowId: o.workflow } : {}),
               ...(o.status ? { status: o.status } : {}),
             },
+            select: RUN_SUMMARY_COLUMNS,
             orderBy: { seq: 'desc' },
             take: Math.max(1, Math.min(o.limit, 1000)),
           });
-          return { data: rows.map((r) => toRunView(r)) };
+          return { data: rows.map(toRunSummary) };
         },
-        (r: { data: RunView[] }) => table(r.data, ['id', 'workflow_id', 'status', 'created_at', 'duration_ms']),
+        (r: { data: RunSummaryView[] }) => table(r.data, ['id', 'workflow_id', 'status', 'created_at', 'duration_ms']),
       ),
     );
   runs

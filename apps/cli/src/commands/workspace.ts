@@ -15,14 +15,34 @@ export function registerWorkspace(program: Command, run: Run): void {
       ),
     );
   ws.command('set-plan <workspace> <plan>')
+    .description("moves a workspace to a plan; on enterprise, its own figures (each one left out is the plan's)")
     .option('--rate-limit <n>', 'requests per minute per key (enterprise)', (v) => parseIntStrict(v, '--rate-limit'))
     .option('--concurrency <n>', 'concurrent runs (enterprise)', (v) => parseIntStrict(v, '--concurrency'))
-    .action((workspace: string, plan: string, o: { rateLimit?: number; concurrency?: number }) =>
+    .option('--webhook-endpoints <n>', 'webhook endpoints cap (enterprise)', (v) => parseIntStrict(v, '--webhook-endpoints'))
+    .option('--secrets <n>', 'secrets cap (enterprise)', (v) => parseIntStrict(v, '--secrets'))
+    .option('--review-assignees <n>', 'assignees per review step cap (enterprise)', (v) => parseIntStrict(v, '--review-assignees'))
+    .action((workspace: string, plan: string, o: SetPlanOptions) =>
       run(
-        (ctx) => setWorkspacePlan(ctx.db.prisma, workspace, { plan, rateLimitPerMin: o.rateLimit, concurrency: o.concurrency }),
+        (ctx) =>
+          setWorkspacePlan(ctx.db.prisma, workspace, {
+            plan,
+            rateLimitPerMin: o.rateLimit,
+            concurrency: o.concurrency,
+            maxWebhookEndpoints: o.webhookEndpoints,
+            maxSecrets: o.secrets,
+            maxReviewAssignees: o.reviewAssignees,
+          }),
         (w) => `workspace ${w.id} is now on the ${w.plan} plan`,
       ),
     );
+}
+
+interface SetPlanOptions {
+  rateLimit?: number;
+  concurrency?: number;
+  webhookEndpoints?: number;
+  secrets?: number;
+  reviewAssignees?: number;
 }
 
 export function parseIntStrict(v: string, flag: string): number {

@@ -1,9 +1,13 @@
 import type { Response } from 'express';
 import { AppError, errorTypeUri } from '@svc/domain';
 
-/** Writes an RFC 9457 problem; the only way errors leave the gateway. */
+/** How long a client is told to wait after a 503 that names no time of its own. */
+const DEFAULT_RETRY_AFTER_S = '5';
+
+/** Writes an RFC 9457 problem; the only way errors leave the gateway. Every 503 says when to retry. */
 export function sendProblem(res: Response, err: AppError): void {
   const requestId = String(res.locals.requestId ?? '');
+  if (err.status === 503) res.setHeader('Retry-After', DEFAULT_RETRY_AFTER_S);
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   res
     .status(err.status)

@@ -7,16 +7,19 @@ import type { KeyCounts } from '../ratelimit/limiter';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
+/** The token of an `Authorization: Bearer <token>` header; null for any other header, or none. */
+export function bearerToken(header: string | undefined): string | null {
+  return (header && BEARER.exec(header)?.[1]) || null;
+}
+
 export function authenticate(db: SqlSource, leases: KeyLeases): RequestHandler {
   return async (req, res, next) => {
-    const header = req.headers.authorization;
-    const match = header ? BEARER.exec(header) : null;
-    if (!match) {
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === null) {
       throw new AppError('unauthenticated', 'Send an API key as "Authorization: Bearer <key>"', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const presented = match[1];
     const leaseId = hashApiKey(presented);
     try {
       // The key and both rate-limit counters in one statement; middleware/rateLimit.ts perKey judges them.

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '@svc/config';
-import { isDatabaseUnavailable } from '@svc/db';
+import { isDatabaseUnavailable, isStatementTimeout } from '@svc/db';
 import { AppError } from '@svc/domain';
 import { isTemporalUnavailable } from '@svc/temporal';
 import { sendProblem } from '../http/problem';
@@ -8,9 +8,6 @@ import { sendProblem } from '../http/problem';
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
 };
-
-/** How long a client should wait before retrying while PostgreSQL or Temporal is away. */
-const UNAVAILABLE_RETRY_AFTER_S = '5';
 
 /**
  * The last handler: known errors become problems; PostgreSQL or Temporal out of reach is a
@@ -27,15 +24,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, err);
       return;
     }
-    const away = isDatabaseUnavailable(err) ? 'database' : isTemporalUnavailable(err) ? 'temporal' : undefined;
+    const away = isDatabaseUnavailable(err) || isStatementTimeout(err) ? 'database' : isTemporalUnavailable(err) ? 'temporal' : undefined;
     if (away) {
       logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.path, away }, `${away} unavailable`);
-      sendProblem(
-        res,
-        new AppError('unavailable', 'The service is briefly unavailable; retry the request', {
-          headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER_S },
-        }),
-      );
+      sendProblem(res, new AppError('unavailable', 'The service is briefly unavailable; retry the request'));
       return;
     }
     logger.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');

@@ -1,9 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError } from '@svc/domain';
+import { API_KEY_SHAPE, AppError } from '@svc/domain';
 import { rateLimitHeaders, resetSeconds } from '../ratelimit/headers';
 import type { PolicyName } from '../ratelimit/headers';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter';
-import { keyCountsOf, principalOf } from './authenticate';
+import { bearerToken, keyCountsOf, principalOf } from './authenticate';
 import type { ClientAddresses } from './clientAddress';
 
 /**
@@ -11,7 +11,7 @@ import type { ClientAddresses } from './clientAddress';
  * RateLimit; a refused request is answered 429 `rate_limited` with Retry-After before it reaches
  * any route, so it has no side effect (and is not counted).
  *
- *   api.use(addressGate)              keyless, from an address over its budget: 429, no key lookup
+ *   api.use(addressGate)              without a well-formed key, from an address over its budget: 429, no key lookup
  *   api.use(refuseBrowsers)
  *   api.get('/openapi.json', countAddress, …)
  *   api.use(authenticate(…))          the key, and its key and workspace counters taken (or its lease's), in one statement
@@ -70,9 +70,11 @@ export function rateLimits(limiter: RateLimiter, addresses: ClientAddresses): Ra
   const clientAddress = addresses.bucket;
   return {
     async addressGate(req, res, next) {
-      // A request with a key is judged by its key: a valid one never meets the address budget,
-      // and a bad one is counted against the address by countRefused.
-      if (req.headers.authorization !== undefined) {
+      // Only a request presenting what could be an API key is looked up first: a valid key never
+      // meets the address budget, and an invalid one is counted against the address by
+      // countRefused. Any other Authorization header is judged here, like none.
+      const token = bearerToken(req.headers.authorization);
+      if (token !== null && API_KEY_SHAPE.test(token)) {
         next();
         return;
       }

@@ -1,11 +1,14 @@
 import type { IRouter, Response } from 'express';
-import { DecideReviewBody, ListRunsQuery, StartRunBody } from '@svc/contract';
+import { DecideReviewBody, ListRunsQuery, NoRequestBody, StartRunBody } from '@svc/contract';
 import { cancelRun, decideReview, getRun, listRuns, normalizeDecision, startRun } from '@svc/domain';
 import type { GatewayDeps } from '../deps';
 import { parseIdempotencyKey } from '../http/idempotencyKey';
 import { parseBody, parseQuery } from '../http/validate';
 import { principalOf, scope } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/jsonBody';
+
+/** An action that takes no body reads at most this much of one (`{}` is accepted; anything else is refused). */
+const NO_BODY_LIMIT = 1024;
 
 /** Aborts when the client goes away before we answered; the run itself is never touched. */
 function clientGone(res: Response): AbortSignal {
@@ -56,7 +59,8 @@ export function runRoutes(r: IRouter, deps: GatewayDeps): void {
     res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
   });
 
-  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(), async (req, res) => {
+  r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(NO_BODY_LIMIT), async (req, res) => {
+    parseBody(NoRequestBody, req.body);
     res.json(
       await cancelRun(
         { prisma: deps.prisma, control: deps.control },

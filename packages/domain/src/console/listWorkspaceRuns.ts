@@ -1,8 +1,8 @@
 import type { Db } from '@svc/db';
 import { decodeCursor, toPage } from '../shared/pagination';
 import type { Page } from '../shared/pagination';
-import { toRunView } from '../runs/runView';
-import type { RunView } from '../runs/runView';
+import { RUN_SUMMARY_COLUMNS, toRunSummary } from '../runs/runView';
+import type { RunSummaryView } from '../runs/runView';
 
 export interface WorkspaceRunFilters {
   status?: string;
@@ -13,11 +13,11 @@ export interface WorkspaceRunFilters {
   to?: Date;
 }
 
-/** The console's runs list: every run of the workspace, newest first, filtered, cursor pages. */
+/** The console's runs list: every run of the workspace, newest first, filtered, cursor pages (summaries: no run data read). */
 export async function listWorkspaceRuns(
   db: Db,
   args: { workspaceId: string; filters: WorkspaceRunFilters; limit: number; cursor?: string },
-): Promise<Page<RunView & { workflow_name: string }>> {
+): Promise<Page<RunSummaryView & { workflow_name: string }>> {
   const before = decodeCursor(args.cursor);
   const f = args.filters;
   const rows = await db.run.findMany({
@@ -29,9 +29,9 @@ export async function listWorkspaceRuns(
       ...(f.from || f.to ? { createdAt: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lt: f.to } : {}) } } : {}),
       ...(before !== undefined ? { seq: { lt: before } } : {}),
     },
-    include: { workflow: { select: { name: true } } },
+    select: { ...RUN_SUMMARY_COLUMNS, workflow: { select: { name: true } } },
     orderBy: { seq: 'desc' },
     take: args.limit + 1,
   });
-  return toPage(rows, args.limit, (r) => ({ ...toRunView(r), workflow_name: r.workflow.name }));
+  return toPage(rows, args.limit, (r) => ({ ...toRunSummary(r), workflow_name: r.workflow.name }));
 }

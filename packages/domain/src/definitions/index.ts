@@ -19,7 +19,7 @@ export {
   tryParseDuration,
   type DurationUnit,
   type ParseDurationOptions,
-} from './duration';
+} from '@svc/config';
 export {
   INPUT_ERROR_MESSAGE,
   InputSchemaError,

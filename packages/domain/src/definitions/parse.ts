@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { AppError, type FieldError } from '../errors';
 import { normalizeCidr } from '../net/addressPolicy';
 import { jsonDepthExceeds } from '../shared/jsonDepth';
-import { parseDuration } from './duration';
+import { parseDuration } from '@svc/config';
 import { compileJsonSchema } from './inputSchema';
 import { locateJsonSyntaxError } from './jsonLocate';
 import { formatFieldPath } from './paths';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { checkExpressionSyntax } from '../expressions/evaluate';
 import { compileTemplates, hasTemplates } from '../expressions/templates';
 import { normalizeCidr } from '../net/addressPolicy';
-import { DurationError, MS_PER_UNIT, parseDuration } from './duration';
+import { CAP_CEILINGS } from '../workspaces/caps';
+import { DurationError, MS_PER_UNIT, parseDuration } from '@svc/config';
 
 /**
  * The Zod schema of a workflow definition document (API.md §3). It checks shapes,
@@ -164,7 +165,8 @@ export const reviewStepSchema = z.strictObject({
   instructions: z.string().max(20_000).default(''),
   assignees: z
     .array(z.email({ message: 'must be an email address' }))
-    .max(50)
+    // The most any workspace's cap allows; the workspace's own figure is checked when applied.
+    .max(CAP_CEILINGS.review_assignees)
     .default([]),
   data: expression.optional(),
   timeout: duration().default(REVIEW_TIMEOUT_DEFAULT),

@@ -12,6 +12,7 @@ export {
 } from './evaluate';
 export { expressionErrorCode } from './expressionError';
 export { stepOutputReference } from './stepReference';
+export { secretsReadBy, secretsUsedBy, type SecretNames } from './secretReferences';
 export { SANDBOX_LIMITS, SandboxBusyError, closeSandbox, configureSandbox, sandboxStats } from './sandbox/pool';
 export {
   TemplateSyntaxError,

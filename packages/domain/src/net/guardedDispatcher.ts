@@ -12,9 +12,16 @@ export class BlockedAddressError extends Error {
   readonly address: string;
   readonly reason: string;
 
+  /**
+   * The message never names an address a host name resolved to: it reaches the run's step error,
+   * and would let a tenant map internal DNS. `address` and `reason` stay on the error for operators.
+   */
   constructor(hostname: string, address: string, reason: string) {
-    const target = hostname === address ? address : `${hostname} (${address})`;
-    super(`Refusing to connect to ${target}: ${reason.replace(/_/g, '-')} address`);
+    super(
+      hostname === address
+        ? `Refusing to connect to ${address}: ${reason.replace(/_/g, '-')} address`
+        : `Refusing to connect to ${hostname}: it resolves to an address outbound requests may not reach`,
+    );
     this.name = 'BlockedAddressError';
     this.hostname = hostname;
     this.address = address;

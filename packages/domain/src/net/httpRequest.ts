@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { SSRF_BLOCKED } from './guardedDispatcher';
+import { decodeResponseBody } from './responseBody';
 
 export type HttpRequestErrorKind =
   | 'timeout'
@@ -57,7 +58,7 @@ export interface HttpResponse {
   status: number;
   /** Lower-cased names; repeated headers joined with ", ". */
   headers: Record<string, string>;
-  /** Parsed JSON for JSON content types (text when unparsable), text otherwise. */
+  /** Parsed JSON for JSON content types (text when unparsable), text otherwise; bytes that are neither, base64 (responseBody.ts). */
   body: unknown;
 }
 
@@ -65,29 +66,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** True for `application/json`, `text/json`, `application/problem+json`, … */
-export function isJsonContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const media = contentType.split(';')[0].trim().toLowerCase();
-  const slash = media.indexOf('/');
-  if (slash <= 0) return false;
-  const subtype = media.slice(slash + 1);
-  return subtype === 'json' || subtype.endsWith('+json');
-}
-
-function charsetOf(contentType: string | undefined): string {
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
-  return m ? m[1].toLowerCase() : 'utf-8';
-}
-
-function decode(bytes: Buffer, contentType: string | undefined): string {
-  try {
-    return new TextDecoder(charsetOf(contentType)).decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
-}
 
 function hostOf(url: URL): string {
   return url.host;
@@ -241,16 +219,7 @@ export async function performHttpRequest(opts: HttpRequestOptions): Promise<Http
       }
       chunks.push(buf);
     }
-    const text = decode(Buffer.concat(chunks), resHeaders['content-type']);
-    let parsed: unknown = text;
-    if (isJsonContentType(resHeaders['content-type']) && text.trim() !== '') {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    return { status: res.statusCode, headers: resHeaders, body: parsed };
+    return { status: res.statusCode, headers: resHeaders, body: decodeResponseBody(Buffer.concat(chunks), resHeaders['content-type']) };
   } catch (err) {
     if (res && !res.body.destroyed) {
       // Destroying an unread body emits an abort error; nobody else is listening.

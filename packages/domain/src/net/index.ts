@@ -24,10 +24,10 @@ export {
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   HttpRequestError,
-  isJsonContentType,
   performHttpRequest,
   toHttpRequestError,
   type HttpRequestErrorKind,
   type HttpRequestOptions,
   type HttpResponse,
 } from './httpRequest';
+export { decodeResponseBody, isJsonContentType } from './responseBody';

@@ -1,1 +1,10 @@
-export { REDACTED, SENSITIVE_HEADERS, redactError, redactHeaders, redactSecrets, redactText, secretPatterns } from './redact';
+export {
+  REDACTED,
+  SENSITIVE_HEADERS,
+  redactError,
+  redactHeaders,
+  redactSecrets,
+  redactText,
+  secretPatterns,
+  secretRedactor,
+} from './redact';

@@ -217,3 +217,23 @@ describe('redactHeaders', () => {
     expect(redactHeaders({ 'x-authorization-hint': 'h', cookies: 'c' })).toEqual({ 'x-authorization-hint': 'h', cookies: 'c' });
   });
 });
+
+describe('bytes', () => {
+  test('a body kept as base64 is redacted byte for byte, the other bytes unchanged', () => {
+    const raw = Buffer.concat([Buffer.from([0xff, 0x00, 0xfe]), Buffer.from(`token=${SECRET}\u0000`), Buffer.from([0x80])]);
+    const body = { encoding: 'base64', content_type: 'application/octet-stream', data: raw.toString('base64') };
+    const out = redactSecrets({ body }, [SECRET]).body;
+    const expected = Buffer.concat([Buffer.from([0xff, 0x00, 0xfe]), Buffer.from(`token=${REDACTED}\u0000`), Buffer.from([0x80])]);
+    expect(out).toEqual({ encoding: 'base64', content_type: 'application/octet-stream', data: expected.toString('base64') });
+    // Without a secret in it, the same data, even when it is not canonical base64.
+    const other = { encoding: 'base64', content_type: null, data: 'not base64!' };
+    expect(redactSecrets(other, [SECRET])).toEqual(other);
+  });
+
+  test('a secret with non-ASCII characters is found in bytes by its UTF-8 encoding', () => {
+    const secret = 'clé-secrète';
+    const raw = Buffer.concat([Buffer.from([0xc3]), Buffer.from(` ${secret} `), Buffer.from([0xff])]);
+    const out = redactSecrets(raw, [secret]);
+    expect(out).toEqual(Buffer.concat([Buffer.from([0xc3]), Buffer.from(` ${REDACTED} `), Buffer.from([0xff])]));
+  });
+});

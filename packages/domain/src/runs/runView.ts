@@ -1,4 +1,4 @@
-import type { Db } from '@svc/db';
+import type { Db, RunGetPayload } from '@svc/db';
 import { decidedViaOf } from '../reviews/decidedVia';
 import type { DecidedVia } from '../reviews/decidedVia';
 import { durationMs, iso } from '../shared/time';
@@ -51,6 +51,25 @@ export interface RunView {
   duration_ms: number | null;
 }
 
+/** A run as lists show it: without its data (input, output, steps), so a page stays small whatever the runs hold. */
+export type RunSummaryView = Omit<RunView, 'input' | 'output' | 'steps' | 'review'>;
+
+/** The columns a run summary reads: never the data columns. */
+export const RUN_SUMMARY_COLUMNS = {
+  id: true,
+  workflowId: true,
+  workflowVersion: true,
+  status: true,
+  error: true,
+  trigger: true,
+  idempotencyKey: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+  seq: true,
+} as const;
+
+type RunSummaryRow = RunGetPayload<{ select: typeof RUN_SUMMARY_COLUMNS }>;
 type RunRow = Awaited<ReturnType<Db['run']['findUniqueOrThrow']>>;
 type StepRow = Awaited<ReturnType<Db['runStep']['findUniqueOrThrow']>>;
 type ReviewRow = Awaited<ReturnType<Db['review']['findUniqueOrThrow']>>;
@@ -89,15 +108,13 @@ export function toReviewView(r: ReviewRow): ReviewView {
   };
 }
 
-/** The run resource; `steps`/`review` only when given (lists leave them out). */
-export function toRunView(r: RunRow, extra?: { steps: StepRow[]; reviews: ReviewRow[] }): RunView {
-  const view: RunView = {
+/** A run as lists show it. */
+export function toRunSummary(r: RunSummaryRow): RunSummaryView {
+  return {
     id: r.id,
     workflow_id: r.workflowId,
     workflow_version: r.workflowVersion,
     status: r.status,
-    input: r.input,
-    output: r.output ?? null,
     error: (r.error as RunView['error']) ?? null,
     trigger: r.trigger,
     idempotency_key: r.idempotencyKey,
@@ -106,6 +123,12 @@ export function toRunView(r: RunRow, extra?: { steps: StepRow[]; reviews: Review
     finished_at: iso(r.finishedAt),
     duration_ms: durationMs(r.startedAt, r.finishedAt),
   };
+}
+
+/** The run resource; `steps`/`review` only when given. */
+export function toRunView(r: RunRow, extra?: { steps: StepRow[]; reviews: ReviewRow[] }): RunView {
+  const { id, workflow_id, workflow_version, status, ...rest } = toRunSummary(r);
+  const view: RunView = { id, workflow_id, workflow_version, status, input: r.input, output: r.output ?? null, ...rest };
   if (extra) {
     view.steps = [...extra.steps].sort((a, b) => a.position - b.position).map(toStepView);
     // The review a run shows is the latest one requested (a run may pass several review steps).

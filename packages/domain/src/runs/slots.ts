@@ -91,7 +91,7 @@ export interface SlotEnding {
 export async function endSlot(db: SqlSource, e: SlotEnding): Promise<SlotGrant[]> {
   const rows = await rowsOf<GrantRow>(
     db,
-    Prisma.sql`SELECT * FROM svc_end_slot(${e.workspaceId}, ${e.runId}, NULL, ${e.releaseKey}, ${slotLimits}::jsonb, ${e.exclusive})`,
+    Prisma.sql`SELECT * FROM svc_end_slot(${e.workspaceId}, ${e.runId}, ${e.releaseKey}, ${slotLimits}::jsonb, ${e.exclusive})`,
   );
   return othersLetIn(rows);
 }

@@ -210,8 +210,6 @@ async function readPrior(prisma: Db, where: { workspaceId: string; scope: string
 export async function startRun(deps: StartRunDeps, args: StartRunArgs): Promise<StartRunResult> {
   const { prisma, launcher } = deps;
   const sql = deps.sql ?? prisma;
-  const T0 = Date.now();
-  const lg = (m: string) => process.stderr.write(`[sr ${args.workspaceId.slice(-4)}] ${m} ${Date.now() - T0}\n`);
   const { plan, version, concurrency } = await lookUp(sql, args.workspaceId, args.workflowId);
   if (!isPlan(plan) || !PLANS[plan].liveRuns) {
     throw new AppError('plan_does_not_allow_runs', `The ${plan} plan does not allow runs; upgrade the workspace's plan`);

@@ -3,10 +3,11 @@ import type { Db, SqlSource } from '@svc/db';
 import type { SecretBox } from '@svc/signing';
 import { AppError } from '../errors';
 import { iso } from '../shared/time';
+import { limitExceeded, MAX_SECRET_BYTES } from '../workspaces/caps';
+import { lockWorkspaceCaps } from '../workspaces/lockCaps';
 import { sealedContext } from './contexts';
 
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
-const MAX_SECRET_BYTES = 64 * 1024;
 
 export interface SecretView {
   name: string;
@@ -14,7 +15,11 @@ export interface SecretView {
   updated_at: string | null;
 }
 
-/** Stores a workspace secret encrypted at rest; the value is never returned. */
+/**
+ * Stores a workspace secret encrypted at rest; the value is never returned. Replacing a secret is
+ * always allowed; a new name beyond the workspace's secrets cap is refused (422 limit_exceeded),
+ * counted under the workspace's lock so concurrent sets cannot pass the cap together.
+ */
 export async function setSecret(db: Db, box: SecretBox, args: { workspaceId: string; name: string; value: string }): Promise<SecretView> {
   if (!SECRET_NAME.test(args.name)) {
     throw new AppError('validation_failed', 'Secret names are upper-case letters, digits and _ (e.g. API_TOKEN)', {
@@ -26,13 +31,20 @@ export async function setSecret(db: Db, box: SecretBox, args: { workspaceId: str
       errors: [{ path: 'value', message: 'empty or too large' }],
     });
   }
-  const ws = await db.workspace.findUnique({ where: { id: args.workspaceId }, select: { id: true } });
-  if (!ws) throw new AppError('not_found', `Workspace ${args.workspaceId} not found`);
   const valueEnc = box.seal(args.value, sealedContext.workspaceSecret(args.workspaceId, args.name));
-  const row = await db.secret.upsert({
-    where: { workspaceId_name: { workspaceId: args.workspaceId, name: args.name } },
-    create: { workspaceId: args.workspaceId, name: args.name, valueEnc },
-    update: { valueEnc, updatedAt: new Date() },
+  const row = await db.$transaction(async (tx) => {
+    const caps = await lockWorkspaceCaps(tx, args.workspaceId);
+    const [held] = await rowsOf<{ count: number; replaces: boolean }>(
+      tx,
+      Prisma.sql`SELECT count(*)::int AS count, COALESCE(bool_or(name = ${args.name}), false) AS replaces
+                   FROM secrets WHERE workspace_id = ${args.workspaceId}`,
+    );
+    if (!held.replaces && held.count >= caps.secrets) throw limitExceeded('secrets', caps.secrets);
+    return tx.secret.upsert({
+      where: { workspaceId_name: { workspaceId: args.workspaceId, name: args.name } },
+      create: { workspaceId: args.workspaceId, name: args.name, valueEnc },
+      update: { valueEnc, updatedAt: new Date() },
+    });
   });
   return { name: row.name, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
 }

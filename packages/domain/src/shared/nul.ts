@@ -30,3 +30,30 @@ export function pathOfNul(value: unknown, root: string): string | null {
   }
   return null;
 }
+
+/** U+0000, or a UTF-16 surrogate without its other half: text PostgreSQL's jsonb refuses. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether PostgreSQL can store this text in a jsonb string. */
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/** Whether any string or object key of a JSON value, at any depth, is text jsonb refuses (explicit stack). */
+export function holdsUnstorableText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, member] of Object.entries(v)) {
+        if (!isStorableText(key)) return true;
+        stack.push(member);
+      }
+    }
+  }
+  return false;
+}

@@ -10,6 +10,8 @@ import { rotateSecret, secretsInForce } from '../shared/secretRotation';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
 import { sealedContext } from '../secrets/contexts';
+import { limitExceeded } from '../workspaces/caps';
+import { lockWorkspaceCaps } from '../workspaces/lockCaps';
 import { checkEndpointUrl } from './urlRules';
 import type { EndpointUrlPolicy } from './urlRules';
 
@@ -76,6 +78,7 @@ export async function findEndpoint(db: Db | WebhookTx, workspaceId: string | und
   return row;
 }
 
+/** Creates an endpoint; one beyond the workspace's webhook endpoints cap is refused (422 limit_exceeded), creating nothing. */
 export async function createEndpoint(
   deps: EndpointDeps,
   args: { workspaceId: string; url: string; eventTypes: string[]; description?: string; enabled?: boolean },
@@ -85,18 +88,25 @@ export async function createEndpoint(
   const secret = newWebhookSecret();
   const enabled = args.enabled ?? true;
   const id = newId('we');
-  const row = await deps.prisma.webhookEndpoint.create({
-    data: {
-      id,
-      workspaceId: args.workspaceId,
-      url,
-      eventTypes,
-      description: args.description ?? '',
-      status: enabled ? 'enabled' : 'disabled',
-      disabledReason: enabled ? null : 'Created disabled',
-      disabledAt: enabled ? null : new Date(),
-      secretEnc: deps.box.seal(secret, sealedContext.endpointSigningSecret(args.workspaceId, id)),
-    },
+  const secretEnc = deps.box.seal(secret, sealedContext.endpointSigningSecret(args.workspaceId, id));
+  const row = await deps.prisma.$transaction(async (tx) => {
+    // Counted under the workspace's lock: concurrent creates cannot pass the cap together.
+    const caps = await lockWorkspaceCaps(tx, args.workspaceId);
+    const held = await tx.webhookEndpoint.count({ where: { workspaceId: args.workspaceId } });
+    if (held >= caps.webhook_endpoints) throw limitExceeded('webhook_endpoints', caps.webhook_endpoints);
+    return tx.webhookEndpoint.create({
+      data: {
+        id,
+        workspaceId: args.workspaceId,
+        url,
+        eventTypes,
+        description: args.description ?? '',
+        status: enabled ? 'enabled' : 'disabled',
+        disabledReason: enabled ? null : 'Created disabled',
+        disabledAt: enabled ? null : new Date(),
+        secretEnc,
+      },
+    });
   });
   return { ...toEndpointView(row), secret };
 }

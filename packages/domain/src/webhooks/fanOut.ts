@@ -32,7 +32,7 @@ export interface PublishOptions {
  * Works on a client or inside a caller's transaction.
  */
 export async function recordEventAndDeliveries(
-  db: Db | WebhookTx | PreparedSql,
+  db: SqlSource,
   args: RecordEventArgs,
   opts: PublishOptions = {},
 ): Promise<{ eventId: string; created: boolean; deliveries: DeliveryRef[] }> {
@@ -80,12 +80,23 @@ export async function undispatchedDeliveries(db: Db, limit = 100): Promise<Deliv
   });
 }
 
-/** Marks one generation as started (a newer generation stays in the outbox). */
-export async function markDeliveryDispatched(db: SqlSource, ref: DeliveryRef): Promise<void> {
+/** Marks these generations as started, in one statement (a newer generation stays in the outbox). */
+export async function markDeliveriesDispatched(db: SqlSource, refs: DeliveryRef[]): Promise<void> {
   await rowsOf(
     db,
-    Prisma.sql`UPDATE webhook_deliveries SET dispatched_at = now()
-                WHERE id = ${ref.id} AND generation = ${ref.generation} AND dispatched_at IS NULL
+    Prisma.sql`UPDATE webhook_deliveries d SET dispatched_at = now()
+                 FROM unnest(${refs.map((r) => r.id)}::text[], ${refs.map((r) => r.generation)}::int[]) AS s(id, generation)
+                WHERE d.id = s.id AND d.generation = s.generation AND d.dispatched_at IS NULL
+            RETURNING d.id`,
+  );
+}
+
+/** Hands deliveries whose start did not happen to the outbox relay at once (not after the publisher's grace period). */
+export async function makeDeliveriesDue(db: SqlSource, refs: DeliveryRef[]): Promise<void> {
+  await rowsOf(
+    db,
+    Prisma.sql`UPDATE webhook_deliveries SET dispatch_after = now()
+                WHERE id = ANY(${refs.map((r) => r.id)}::text[]) AND dispatched_at IS NULL AND dispatch_after > now()
             RETURNING id`,
   );
 }

@@ -10,6 +10,7 @@ import { previousInForce } from '../shared/secretRotation';
 import type { Page } from '../shared/pagination';
 import { iso } from '../shared/time';
 import { sealedContext } from '../secrets/contexts';
+import { limitExceeded, workspaceCaps } from '../workspaces/caps';
 
 export interface WorkflowView {
   id: string;
@@ -46,6 +47,16 @@ export function newTriggerSecrets(): { secret: string; signingSecret: string } {
   return { secret: randomToken('tsec_', 32), signingSecret: randomToken('tsig_', 32) };
 }
 
+/** Every review step names at most the workspace's figure of assignees (422 limit_exceeded, at each step's path). */
+function checkAssignees(def: WorkflowDefinition, figure: number): void {
+  const over = def.steps.flatMap((step, i) =>
+    step.type === 'review' && step.assignees.length > figure
+      ? [{ path: `steps[${i}].assignees`, message: `at most ${figure} assignees (${step.assignees.length} given)` }]
+      : [],
+  );
+  if (over.length) throw limitExceeded('review_assignees', figure, over);
+}
+
 export interface ApplyResult {
   workflow: WorkflowView;
   /** created: new workflow; updated: new version; unchanged: identical definition, no bump. */
@@ -68,8 +79,12 @@ export interface ApplyArgs {
  */
 export async function applyWorkflow(db: Db, box: SecretBox, args: ApplyArgs): Promise<ApplyResult> {
   const def = args.definition;
-  const ws = await db.workspace.findUnique({ where: { id: args.workspaceId }, select: { id: true } });
+  const ws = await db.workspace.findUnique({
+    where: { id: args.workspaceId },
+    select: { plan: true, maxWebhookEndpoints: true, maxSecrets: true, maxReviewAssignees: true },
+  });
   if (!ws) throw new AppError('not_found', `Workspace ${args.workspaceId} not found`);
+  checkAssignees(def, workspaceCaps(ws).review_assignees);
 
   return db.$transaction(async (tx) => {
     // Row lock on the (workspace, slug) pair serializes concurrent applies of one workflow.

@@ -42,7 +42,8 @@ export function planFiguresArg(figure: 'ratePerMin' | 'concurrency'): string {
   });
 }
 
-function custom(v: number | null | undefined): number | undefined {
+/** A workspace's own figure when it is one (a whole number of at least 1), else undefined. */
+export function customFigure(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
 }
 
@@ -56,8 +57,8 @@ export function workspaceLimits(ws: WorkspacePlanFields): WorkspaceLimits {
   const plan: Plan = isPlan(ws.plan) ? ws.plan : 'free';
   const base = PLANS[plan];
   const ownFigures = CUSTOM_FIGURE_PLANS.includes(plan);
-  const keyPerMin = (ownFigures ? custom(ws.rateLimitPerMin) : undefined) ?? base.ratePerMin;
-  const concurrency = ownFigures ? (custom(ws.concurrency) ?? base.concurrency) : base.concurrency;
+  const keyPerMin = (ownFigures ? customFigure(ws.rateLimitPerMin) : undefined) ?? base.ratePerMin;
+  const concurrency = ownFigures ? (customFigure(ws.concurrency) ?? base.concurrency) : base.concurrency;
   return {
     plan,
     keyPerMin,

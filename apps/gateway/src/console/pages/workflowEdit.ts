@@ -88,12 +88,21 @@ export function workflowEditPages(deps: ConsoleDeps): Router {
         return problem(locateProblems(text, [{ path: 'slug', message }]));
       }
     }
-    const saved = await applyWorkflowAndAnnounce(deps.prisma, secretBoxOf(deps), {
-      workspaceId: s.workspaceId,
-      definition: result.definition,
-      baseUrl: deps.config.BASE_URL,
-      source: text,
-    });
+    let saved;
+    try {
+      saved = await applyWorkflowAndAnnounce(deps.prisma, secretBoxOf(deps), {
+        workspaceId: s.workspaceId,
+        definition: result.definition,
+        baseUrl: deps.config.BASE_URL,
+        source: text,
+      });
+    } catch (err) {
+      // Over the workspace's caps (assignees per review step): shown like the parser's problems.
+      if (err instanceof AppError && err.code === 'limit_exceeded') {
+        return problem(locateProblems(text, err.errors ?? [{ path: '', message: err.message }]));
+      }
+      throw err;
+    }
     res.redirect(303, `/console/workflows/${saved.workflow.id}?saved=${saved.change}`);
   }
 

@@ -142,7 +142,9 @@ export function workspacePages(deps: ConsoleDeps): Router {
         value: String(body.value ?? ''),
       });
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) return refusal(res, 400, 'Not saved', err.message, s);
+      // Over the secrets cap: 422 like the API's limit_exceeded; any other refusal is a bad form.
+      if (err instanceof AppError && err.status < 500)
+        return refusal(res, err.code === 'limit_exceeded' ? 422 : 400, 'Not saved', err.message, s);
       throw err;
     }
     res.redirect(303, '/console/workspace');
