@@ -583,16 +583,19 @@ describe('comforts, accessibility and phone widths', () => {
       const ctx = await browser.newContext({ colorScheme: scheme, viewport: { width: 390, height: 844 } });
       const p = await ctx.newPage();
       expect(await signInAs(p, stack.url, ADMIN)).toBe(200);
-      for (const url of ['/console/sign-in', ...pages]) {
-        if (url === '/console/sign-in') {
-          const out = await browser.newContext({ colorScheme: scheme, viewport: { width: 390, height: 844 } });
-          const signedOut = await out.newPage();
-          await signedOut.goto(stack.url + url);
-          found.push(...(await axeViolations(signedOut)).map((v) => `${scheme} ${url}: ${v}`));
-          await out.close();
-          continue;
-        }
-        expect([url, (await p.goto(stack.url + url))!.status()]).toEqual([url, 200]);
+      // Pages before sign-in (and a spent link's refusal), then every page of a signed-in admin, and a 404.
+      const out = await browser.newContext({ colorScheme: scheme, viewport: { width: 390, height: 844 } });
+      const signedOut = await out.newPage();
+      for (const [url, status] of [
+        ['/console/sign-in', 200],
+        ['/console/link/not-a-link', 403],
+      ] as const) {
+        expect([url, (await signedOut.goto(stack.url + url))!.status()]).toEqual([url, status]);
+        found.push(...(await axeViolations(signedOut)).map((v) => `${scheme} ${url}: ${v}`));
+      }
+      await out.close();
+      for (const [url, status] of [...pages.map((u) => [u, 200] as const), ['/console/no-such-page', 404] as const]) {
+        expect([url, (await p.goto(stack.url + url))!.status()]).toEqual([url, status]);
         await p.waitForLoadState('networkidle').catch(() => undefined);
         const overflow = (await p.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
         expect([url, overflow]).toEqual([url, 0]);

@@ -141,7 +141,7 @@ export function createLiveHub(opts: LiveHubOptions) {
           if (!closed) res.write(`event: ${event}\ndata: ${event}\n\n`);
         },
       };
-      const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), opts.heartbeatMs);
+      let heartbeat: NodeJS.Timeout | undefined;
       const done = () => {
         if (closed) return;
         closed = true;
@@ -168,7 +168,9 @@ export function createLiveHub(opts: LiveHubOptions) {
       res.setHeader('X-Accel-Buffering', 'no');
       res.flushHeaders();
       res.write(': live\n\n');
-      for (const event of await first()) client.send(event);
+      heartbeat = setInterval(() => res.write(': heartbeat\n\n'), opts.heartbeatMs);
+      // Without that first look, the page still hears of the next change.
+      for (const event of await first().catch(() => [])) client.send(event);
     },
     /** Open streams, in all and of one workspace (for tests and metrics). */
     count(workspaceId?: string): number {
