@@ -2,7 +2,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
+import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { connectionConfig } from '@svc/db';
 import { RUN_STATUSES } from '@svc/contract';
 import { showTrigger } from '@svc/domain';
 import { launchChromium } from './helpers/browser';
@@ -414,6 +416,45 @@ describe('live streams', () => {
       async () => stack.gatewayDeps.live!.count(other.workspaceId),
       (n) => n === 0,
     );
+  });
+});
+
+describe('console notices', () => {
+  it('are sent for a workspace only while one of its pages holds a lease: nothing while nobody looks', async () => {
+    const quiet = await stack.tenant();
+    const wf = await stack.apply(quiet.workspaceId, {
+      name: 'Quiet',
+      slug: 'quiet',
+      steps: [{ key: 'x', type: 'transform', expression: '1' }],
+    });
+    const listener = new Client(connectionConfig(stack.config.DATABASE_URL!));
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query('LISTEN svc_console');
+    const ran = async () => {
+      const started = await start(quiet, wf.id);
+      await waitFor(
+        () => runStatus(started.body.id),
+        (s) => s === 'succeeded',
+      );
+      // Notices arrive in commit order: a marker sent after the run's last write comes after its notices.
+      const marker = `marker ${started.body.id}`;
+      await stack.db.prisma.$executeRaw`SELECT pg_notify('svc_console', ${marker})`;
+      await waitFor(
+        async () => heard,
+        (h) => h.includes(marker),
+      );
+      return started.body.id as string;
+    };
+    const unseen = await ran();
+    expect(heard.filter((h) => h.startsWith(`ws:${quiet.workspaceId}`))).toEqual([]);
+    // A page's lease (what a live page of the workspace writes) turns the notices on.
+    await stack.db.prisma.consoleWatcher.create({ data: { workspaceId: quiet.workspaceId, until: new Date(Date.now() + 60_000) } });
+    const seen = await ran();
+    expect(heard).toContain(`ws:${quiet.workspaceId}\nrun ${seen}`);
+    expect(heard.filter((h) => h.startsWith(`ws:${quiet.workspaceId}`) && h.endsWith(unseen))).toEqual([]);
+    await listener.end();
   });
 });
 
