@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -92,6 +93,8 @@ async function openStream(ctx: BrowserContext, urlPath: string): Promise<{ res: 
 beforeAll(async () => {
   stack = await startStack({
     TEMPORAL_UI_URL: TEMPORAL_UI,
+    // The flaky service a retried http step calls, on this machine.
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     CONSOLE_LIVE_MAX_PER_WORKSPACE: '4',
     CONSOLE_LIVE_HEARTBEAT_MS: '300',
   });
@@ -299,6 +302,41 @@ describe('workflow and run pages', () => {
     const link = await page.getByRole('link', { name: 'Open this run in the Temporal UI' }).getAttribute('href');
     expect(link).toBe(`${TEMPORAL_UI}/namespaces/${stack.config.TEMPORAL_NAMESPACE}/workflows/${run.temporalWorkflowId}`);
     await page.screenshot({ path: path.join(SHOTS, 'trace-1280.png'), fullPage: true });
+  });
+
+  it('draws each attempt of a retried step on its trace, with its error', async () => {
+    // Answers 503 to the first call, then 200.
+    let calls = 0;
+    const flaky = createServer((_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ calls }));
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`;
+    const wf = await stack.apply(ws.workspaceId, {
+      name: 'Flaky',
+      slug: 'flaky',
+      steps: [{ key: 'call', type: 'http', url, retry: { max_attempts: 3, interval: '1s', backoff: 'fixed' } }],
+    });
+    const started = await start(ws, wf.id);
+    await waitFor(
+      () => runStatus(started.body.id),
+      (s) => s === 'succeeded',
+    );
+    flaky.close();
+    await page.goto(`${stack.url}/console/runs/${started.body.id}`);
+    const row = page.locator('svg.trace-chart g.trace-row[data-row="call"]');
+    expect(await row.locator('rect.attempt.failed').count()).toBe(1);
+    expect(await row.locator('rect.attempt.ok').count()).toBe(1);
+    const title = (await row.locator('title').textContent())!;
+    expect(title).toMatch(/attempt 1 \(.+ from .+\): .*503/);
+    expect(title).toMatch(/attempt 2 \(.+ from .+\)/);
+    // The failed attempt ends before the next one starts (the retry's interval lies between).
+    const [failed, ok] = await Promise.all(
+      [row.locator('rect.attempt.failed'), row.locator('rect.attempt.ok')].map((r) => r.getAttribute('x')),
+    );
+    expect(Number(ok)).toBeGreaterThan(Number(failed));
   });
 
   it('offers cancel only where the contract allows, and filters runs by the contract’s statuses', async () => {

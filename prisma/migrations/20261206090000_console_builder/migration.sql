@@ -61,3 +61,43 @@ CREATE TRIGGER console_delivery_inserted AFTER INSERT ON "webhook_deliveries" FO
 CREATE TRIGGER console_delivery_updated AFTER UPDATE ON "webhook_deliveries" FOR EACH ROW
   WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.attempt_count IS DISTINCT FROM NEW.attempt_count)
   EXECUTE FUNCTION svc_console_delivery_changed();
+
+-- The attempts of steps that were tried more than once, for a run's trace (the step's row keeps
+-- only its first start, its end and its last error). Written by the database as a retried http
+-- step starts another attempt and as any step records a failed attempt, so a step that succeeds
+-- at once writes nothing here. An http attempt's start is known; other steps record their
+-- attempts only when they fail, so only the end of theirs is.
+CREATE TABLE "run_step_attempts" (
+    "run_id" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "number" INTEGER NOT NULL,
+    "started_at" TIMESTAMPTZ(3),
+    "ended_at" TIMESTAMPTZ(3),
+    "error" JSONB,
+    CONSTRAINT "run_step_attempts_pkey" PRIMARY KEY ("run_id", "key", "number"),
+    CONSTRAINT "run_step_attempts_run_id_fkey" FOREIGN KEY ("run_id") REFERENCES "runs"("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+CREATE FUNCTION svc_step_attempt_started() RETURNS TRIGGER
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO run_step_attempts (run_id, key, number, started_at) VALUES (NEW.run_id, NEW.key, NEW.attempts, now())
+  ON CONFLICT (run_id, key, number) DO NOTHING;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION svc_step_attempt_failed() RETURNS TRIGGER
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO run_step_attempts (run_id, key, number, started_at, ended_at, error)
+  VALUES (NEW.run_id, NEW.key, NEW.attempts, CASE WHEN NEW.type = 'http' AND NEW.attempts = 1 THEN NEW.started_at END, now(), NEW.error)
+  ON CONFLICT (run_id, key, number) DO UPDATE SET ended_at = EXCLUDED.ended_at, error = EXCLUDED.error;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER step_attempt_started AFTER UPDATE OF "attempts" ON "run_steps" FOR EACH ROW
+  WHEN (NEW.attempts > OLD.attempts AND NEW.attempts > 1 AND NEW.type = 'http' AND NEW.status = 'running')
+  EXECUTE FUNCTION svc_step_attempt_started();
+CREATE TRIGGER step_attempt_failed AFTER UPDATE OF "error" ON "run_steps" FOR EACH ROW
+  WHEN (NEW.error IS NOT NULL AND NEW.error IS DISTINCT FROM OLD.error AND NEW.status IN ('pending', 'running'))
+  EXECUTE FUNCTION svc_step_attempt_failed();

@@ -12,6 +12,7 @@ import { refusal, sendPage } from '../session';
 import { CANCELLABLE_RUN_STATUSES } from '../statuses';
 import { duration, time } from '../time';
 import { runTrace } from '../trace';
+import type { StepAttempt } from '../trace';
 import { runEvents } from './runEvents';
 import { statusBadge } from './runs';
 
@@ -19,6 +20,7 @@ const json = (v: unknown) => html`<pre>${JSON.stringify(v, null, 2)}</pre>`;
 
 interface RunPage {
   run: RunView;
+  attempts: StepAttempt[];
   definition: WorkflowDefinition | null;
   temporalWorkflowId: string;
   events: Safe;
@@ -117,7 +119,7 @@ function runLive(p: RunPage, deps: ConsoleDeps, s: ConsoleSessionView): Safe {
       </div>
       <div>
         <h2>Trace</h2>
-        ${runTrace(run, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE, temporalWorkflowId: p.temporalWorkflowId })}
+        ${runTrace(run, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE, temporalWorkflowId: p.temporalWorkflowId, attempts: p.attempts })}
       </div>
     </section>
     <section>${stepsTable(run)}</section>
@@ -150,15 +152,17 @@ export function runPages(deps: ConsoleDeps): Router {
   async function load(req: Request): Promise<RunPage> {
     const s = req.consoleSession!;
     const run = await getRun(deps.prisma, { workspaceId: s.workspaceId, runId: String(req.params.id) });
-    const [version, row, events] = await Promise.all([
+    const [version, row, events, attempts] = await Promise.all([
       deps.prisma.workflowVersion.findUnique({
         where: { workflowId_version: { workflowId: run.workflow_id, version: run.workflow_version } },
       }),
       deps.prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { temporalWorkflowId: true } }),
       runEvents(deps, run.id, s.workspaceId),
+      deps.prisma.runStepAttempt.findMany({ where: { runId: run.id }, orderBy: [{ key: 'asc' }, { number: 'asc' }] }),
     ]);
     return {
       run,
+      attempts,
       definition: (version?.definition as unknown as WorkflowDefinition) ?? null,
       temporalWorkflowId: row.temporalWorkflowId,
       events,
