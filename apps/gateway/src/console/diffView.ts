@@ -16,5 +16,5 @@ export function diffView(fromName: string, toName: string, from: string, to: str
           : l.startsWith('-')
             ? 'del'
             : 'ctx';
-  return html`<pre class="diff" id="diff">${lines.map((l) => html`<span class="diff-${kind(l)}">${l}</span> `)}</pre>`;
+  return html`<pre class="diff" id="diff">${lines.map((l) => html`<span class="diff-${kind(l)}">${l}</span>`)}</pre>`;
 }
