@@ -148,7 +148,7 @@ describe('webhook endpoints API', () => {
       disabled_reason: null,
     });
     expect(created.body.id).toMatch(/^we_/);
-    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // base64 of 32 key bytes (Standard Webhooks)
     const id = created.body.id;
 
     // Stored sealed, never in clear.

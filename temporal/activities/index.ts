@@ -3,17 +3,24 @@ import type { AfterCommitDeps } from './afterCommit';
 import { createDeliveryActivities } from './deliveryActivities';
 import type { DeliveryActivityDeps } from './deliveryActivities';
 import { createReconcileActivities } from './reconcileActivities';
+import { createReviewActivities } from './reviewActivities';
+import type { ReviewActivityDeps } from './reviewActivities';
 import { createRunActivities, PUBLISHER_DISPATCH_GRACE_MS } from './runActivities';
 import type { RunActivityDeps } from './runActivities';
+import { createRunContexts } from './runContext';
 import { createSlotActivities } from './slotActivities';
+import { createRunStore } from '@svc/domain';
 
-export type ActivityDeps = RunActivityDeps & DeliveryActivityDeps & AfterCommitDeps;
+export type ActivityDeps = RunActivityDeps & ReviewActivityDeps & DeliveryActivityDeps & AfterCommitDeps;
 
-/** The run workflow's activities (runs task queue), built over injected dependencies. */
+/** The run workflow's activities (runs task queue), built over injected dependencies and one run store. */
 export function createRunQueueActivities(deps: ActivityDeps) {
   const after = createAfterCommit(deps);
+  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics, sql: deps.sql });
+  const runs = createRunContexts(deps, store);
   return {
-    ...createRunActivities(deps, after),
+    ...createRunActivities(deps, store, runs, after),
+    ...createReviewActivities(deps, store, runs, after),
     ...createSlotActivities(deps, after),
     ...createReconcileActivities(deps, after, PUBLISHER_DISPATCH_GRACE_MS),
   };

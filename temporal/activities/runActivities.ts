@@ -6,17 +6,12 @@ import {
   evaluateExpression,
   expressionErrorCode,
   SandboxBusyError,
-  openRunSecrets,
   outputOverLimit,
-  renderReviewText,
-  reviewRequestMail,
-  secretRedactor,
   stepOutputProblem,
   stepOutputReference,
 } from '@svc/domain';
-import type { AfterCommit, ExpressionContext, FinishRun, Mailer, StepsData, StepWrite } from '@svc/domain';
-import { createRunStore } from '@svc/domain';
-import type { ReviewLinkSigner, SecretBox } from '@svc/signing';
+import type { AfterCommit, FinishRun, RunStore, StepWrite } from '@svc/domain';
+import type { SecretBox } from '@svc/signing';
 import type { SvcMetrics } from './metrics';
 import type {
   BeginStepResult,
@@ -24,26 +19,16 @@ import type {
   ExecuteStepResult,
   FinishRunInput,
   FinishStepInput,
-  OpenReviewInput,
-  OpenReviewResult,
-  ResolveReviewInput,
-  ReviewOutcome,
   RunError,
   SlotRequest,
   TerminalRunStatus,
 } from '../shared/runTypes';
-import { STEP_FAILED_PERMANENTLY } from '../shared/runTypes';
 import type { AfterCommitActions } from './afterCommit';
+import { failedPermanently, isSkipped } from './runContext';
+import type { RunContext, RunContexts } from './runContext';
 import { claimAndTell } from './slotActivities';
 import { capacityRetry, expressionFailure, runCondition, runHttp, runTransform, StepFailure } from './stepExecutors';
 import type { StepOutcome } from './stepExecutors';
-
-/** A run's data as its expressions see it, what its step outputs take together, and the redaction of the secrets it opened. */
-interface RunContext {
-  ctx: ExpressionContext;
-  dataBytes: number;
-  redact: <T>(v: T) => T;
-}
 
 /** Writes a step's end: alone, or with the run's (executeStep). */
 type SettleStep = (args: ExecuteStepInput, run: RunContext, w: StepWrite, result: ExecuteStepResult) => Promise<ExecuteStepResult>;
@@ -60,22 +45,6 @@ async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * A broken `if`, review `data` or review text is a definition error at run time: it fails the
- * step (not the worker) with its stable code (`expression_timeout`, …), which the workflow
- * records (runWorkflow's executeStep); the message goes through redaction first.
- */
-function failedPermanently(err: unknown, redact: <T>(v: T) => T): ApplicationFailure {
-  if (err instanceof SandboxBusyError) return capacityRetry(err);
-  const error = err instanceof StepFailure ? err.error : expressionFailure(err).error;
-  return ApplicationFailure.create({
-    type: STEP_FAILED_PERMANENTLY,
-    message: redact(error.message),
-    nonRetryable: true,
-    details: [{ code: error.code }],
-  });
-}
-
-/**
  * How long the outbox relay leaves a delivery to the activity that recorded it before
  * starting its workflow itself (only happens when that start was interrupted).
  */
@@ -88,40 +57,16 @@ export interface RunActivityDeps {
   secretBox: SecretBox;
   /** SSRF-guarded undici dispatcher for `http` steps. */
   dispatcher: Dispatcher;
-  /** Mails assignees a signed link to the review page when a run pauses. */
-  reviewNotices: { mailer: Mailer; links: ReviewLinkSigner; baseUrl: string };
   metrics: SvcMetrics;
 }
 
 /**
- * Activities of the run workflow. Secrets are loaded here, used, and removed from
- * every value before it is returned to the workflow or written anywhere, so they
- * never reach Temporal history or the database in clear.
+ * The run workflow's step and ending activities. Secrets are loaded here (runContext.ts), used,
+ * and removed from every value before it is returned to the workflow or written anywhere, so
+ * they never reach Temporal history or the database in clear.
  */
-export function createRunActivities(deps: RunActivityDeps, after: AfterCommitActions) {
-  const store = createRunStore(deps.prisma, { dispatchDelayMs: PUBLISHER_DISPATCH_GRACE_MS, observer: deps.metrics, sql: deps.sql });
-
-  /** The run's data read from PostgreSQL (history carries only ids), with the secrets its definition reads: one query. */
-  async function contextFor(workspaceId: string, runId: string): Promise<RunContext> {
-    const data = await store.loadData(runId, workspaceId);
-    const secrets = await openRunSecrets(deps.prisma, deps.secretBox, workspaceId, data);
-    const ctx: ExpressionContext = { input: data.input, steps: data.steps, secrets, workspaceId };
-    return { ctx, dataBytes: data.dataBytes, redact: secretRedactor(Object.values(secrets)) };
-  }
-
-  /** `run` as it is once step `key` settled as `step`. */
-  function withStep(run: RunContext, key: string, step: StepsData[string]): RunContext {
-    return { ...run, ctx: { ...run.ctx, steps: { ...run.ctx.steps, [key]: step } } };
-  }
-
-  async function isSkipped(stepIf: string | undefined, ctx: ExpressionContext): Promise<boolean> {
-    if (!stepIf) return false;
-    try {
-      return !(await evaluateExpression(stepIf, ctx));
-    } catch (err) {
-      throw expressionFailure(err);
-    }
-  }
+export function createRunActivities(deps: RunActivityDeps, store: RunStore, runs: RunContexts, after: AfterCommitActions) {
+  const { contextFor, withStep } = runs;
 
   /**
    * Runs one attempt of an http, transform or condition step. Transform and condition steps
@@ -278,70 +223,6 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
       return attemptStep(args, settleLocalStep);
     },
 
-    /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
-    async openReview(args: OpenReviewInput): Promise<OpenReviewResult> {
-      const { step } = args;
-      if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, STEP_FAILED_PERMANENTLY);
-      const { ctx, redact } = await contextFor(args.workspaceId, args.runId);
-      let data: unknown = null;
-      let text: { title: string; instructions: string };
-      try {
-        if (await isSkipped(step.if, ctx)) {
-          await store.finishStep(args.runId, step.key, { status: 'skipped', attempts: 0 });
-          return { skipped: true };
-        }
-        if (step.data) data = redact(await evaluateExpression(step.data, ctx));
-        text = redact(await renderReviewText(step, ctx));
-      } catch (err) {
-        throw failedPermanently(err, redact);
-      }
-      const done = await store.openReview(
-        { runId: args.runId, workspaceId: args.workspaceId, stepKey: step.key, grantKey: args.grantKey },
-        {
-          id: args.reviewId,
-          title: text.title,
-          instructions: text.instructions,
-          assignees: step.assignees,
-          data,
-          expiresAt: new Date(Date.now() + step.timeout_ms),
-        },
-      );
-      await after.done(args.workspaceId, args.grantKey, done);
-      return { skipped: false };
-    },
-
-    /** One mail per assignee, each with a link of their own (the link says who decided). */
-    async notifyReviewers({ reviewId }: { reviewId: string }): Promise<{ sent: number }> {
-      const review = await deps.prisma.review.findUniqueOrThrow({
-        where: { id: reviewId },
-        include: { run: { include: { workflow: true } } },
-      });
-      if (review.status !== 'pending') return { sent: 0 };
-      const { mailer, links, baseUrl } = deps.reviewNotices;
-      for (const email of review.assignees) {
-        const token = links.sign({ reviewId, email, expiresAt: review.expiresAt.getTime() });
-        const url = `${baseUrl}/reviews/${reviewId}?token=${encodeURIComponent(token)}`;
-        await mailer.send({
-          to: [email],
-          ...reviewRequestMail({
-            title: review.title,
-            workflowName: review.run.workflow.name,
-            runId: review.runId,
-            url,
-            expiresAt: review.expiresAt,
-          }),
-        });
-      }
-      return { sent: review.assignees.length };
-    },
-
-    /** Records the decision (or the expiry) and `review.decided`; returns the step's output. */
-    async resolveReview(args: ResolveReviewInput): Promise<ReviewOutcome> {
-      const { decidedAt, deliveries } = await store.resolveReview(args, args);
-      await after.startDeliveries(deliveries);
-      return { decision: args.decision, decided_by: args.decidedBy, decided_at: decidedAt.toISOString(), comment: args.comment };
-    },
-
     async finishStep(args: FinishStepInput): Promise<void> {
       await store.finishStep(args.runId, args.stepKey, { status: args.status, attempts: 1, output: args.output, error: args.error });
     },
@@ -364,5 +245,3 @@ export function createRunActivities(deps: RunActivityDeps, after: AfterCommitAct
     finishRun: async (args: FinishRunInput) => ended(args, await store.finishRun(await runEnding(args))),
   };
 }
-
-export type RunActivities = ReturnType<typeof createRunActivities>;

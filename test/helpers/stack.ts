@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -150,7 +151,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   await startWorker();
 
   const rateLimiter = createRateLimiter({
-    pool: db.pool,
+    db: db.sql,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
@@ -179,12 +180,13 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       },
     },
   };
-  const app = createApp(gatewayDeps);
+  // Listening first, so the app is built with its real BASE_URL (the documents' server, problem type URIs).
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.BASE_URL = url;
+  server.on('request', createApp(gatewayDeps));
 
   const stack: TestStack = {
     url,

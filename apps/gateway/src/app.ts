@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
-import { createMailer } from '@svc/domain';
+import { createMailer, problemTypes } from '@svc/domain';
 import { definitionSchemaRoute } from './console/definitionSchema';
 import { liveHubFor } from './console/live';
 import { consoleRouter } from './console/router';
@@ -22,6 +22,7 @@ import { runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 import { docsRoutes } from './routes/docs';
+import { problemPageRoutes } from './routes/problemPages';
 import { deprecationNotices } from './openapi/deprecation';
 import { methodNotAllowed } from './openapi/methodNotAllowed';
 
@@ -35,7 +36,10 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', false);
-  const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
+  const baseUrl = deps.config.BASE_URL;
+  const problems = problemTypes(baseUrl);
+  const openapi = buildOpenApiDocument({ baseUrl, problems });
+  const openapi30 = JSON.stringify(buildOpenApiDocument({ baseUrl, problems, openapiVersion: '3.0.3' }));
 
   app.use(requestId);
   // Deprecated operations (as the contract registers them) answer with Deprecation/Sunset/Link.
@@ -57,6 +61,9 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
   });
+  api.get('/openapi-3.0.json', limits.countAddress, (_req, res) => {
+    res.type('application/json').send(openapi30);
+  });
   api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
   api.use(limits.perKey);
@@ -74,6 +81,8 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(reviewPageRoutes(deps));
   // The API reference for people (Swagger UI over the same document), no key, browsers welcome.
   app.use(docsRoutes(openapi));
+  // The pages problem `type` URIs point at.
+  app.use(problemPageRoutes(problems));
   // The web console for workspace members (API.md §11): sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
   const live = deps.live ?? liveHubFor(deps.config, deps.prisma);
@@ -83,6 +92,6 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
 
   app.use(notFound);
   app.use(bodyParserErrors);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, baseUrl));
   return app;
 }

@@ -15,7 +15,7 @@ export async function createGatewayDeps(
 ): Promise<GatewayDeps & { close(): Promise<void> }> {
   const { client, connection } = await connectTemporalClient(config);
   const rateLimiter = createRateLimiter({
-    pool: db.pool,
+    db: db.sql,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,

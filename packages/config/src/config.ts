@@ -51,7 +51,7 @@ export const configSchema = z.object({
    * The task queues this worker process serves: `runs` (run workflows, the reconciler, their
    * activities), `deliveries` (webhook deliveries and the delivery outbox's relay), or both (the
    * default). Each queue has its own slots either way; separate processes let each queue be
-   * scaled, placed and restarted on its own (README "Running at scale").
+   * scaled, placed and restarted on its own (docs/production.md).
    */
   WORKER_TASK_QUEUES: csv
     .pipe(z.array(z.enum(['runs', 'deliveries'])).min(1, 'name runs, deliveries or both'))
@@ -146,6 +146,11 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Upper bound on a receiver's Retry-After (429/503): never wait longer than this for one retry. */
   WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(21_600_000),
+  /**
+   * Delivery attempts one workspace may have in flight in one worker process; another waits (5 s,
+   * doubling to 60 s) without counting as an attempt, so slow receivers never hold every slot.
+   */
+  WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(10),
   /**
    * How long the previous secret stays valid after a rotation (24 h): a webhook endpoint's keeps
    * signing (API.md §7), a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).

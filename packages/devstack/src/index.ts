@@ -6,7 +6,17 @@ export {
   TEMPORAL_CLI_VERSION,
   TEMPORAL_CLI_MODULE,
 } from './temporalCli';
-export { ensureChromium, ensureSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './testTools';
+export {
+  ensureChromium,
+  ensureOpenApiPythonClient,
+  ensureSchemathesis,
+  ensureStandardWebhooksPython,
+  schemathesisVenvDir,
+  OPENAPI_PYTHON_CLIENT_VERSION,
+  SCHEMATHESIS_VERSION,
+  STANDARDWEBHOOKS_VERSION,
+} from './testTools';
+export { ensureOpenApiGenerator, svcMavenRepo, MAVEN_DEPENDENCY_PLUGIN, OPENAPI_GENERATOR_VERSION } from './openapiGenerator';
 export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';
 export type { FindFreePortOptions } from './ports';

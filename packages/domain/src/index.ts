@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './problemTypes';
 export * from './ids';
 export * from './definitions';
 export * from './expressions';
@@ -13,6 +14,7 @@ export * from './workspaces/workspaces';
 export * from './apiKeys/scopes';
 export * from './apiKeys/apiKeys';
 export * from './apiKeys/authenticate';
+export * from './rateLimits/counters';
 export * from './secrets/secrets';
 export * from './secrets/contexts';
 export * from './secrets/reencrypt';

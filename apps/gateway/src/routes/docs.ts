@@ -71,7 +71,7 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-function pageHeaders(res: Response): void {
+export function pageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', DOCS_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
