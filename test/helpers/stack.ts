@@ -11,7 +11,7 @@ import type { Config } from '@svc/config';
 import { createDb } from '@svc/db';
 import type { NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { createApp, createRateLimiter } from '@svc/gateway';
+import { createApp, createRateLimiter, liveHubFor } from '@svc/gateway';
 import type { GatewayDeps } from '@svc/gateway';
 import { listenForSettledRuns } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
@@ -159,7 +159,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
   const settleNotices = listenForSettledRuns(config.DATABASE_URL!);
   await settleNotices.start();
+  const live = liveHubFor(config, db.prisma);
   const gatewayDeps: GatewayDeps = {
+    live,
     rateLimiter,
     settleNotices,
     config,
@@ -219,6 +221,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       await nativeConnection.close();
       await connection.close();
       rateLimiter.close();
+      await live.close();
       await settleNotices.close();
       await db.close();
     },

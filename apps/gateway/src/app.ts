@@ -2,6 +2,8 @@ import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
 import { createMailer, problemTypes } from '@svc/domain';
+import { definitionSchemaRoute } from './console/definitionSchema';
+import { liveHubFor } from './console/live';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
@@ -83,7 +85,10 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(problemPageRoutes(problems));
   // The web console for workspace members (API.md §11): sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
-  app.use('/console', consoleRouter({ ...deps, mailer, addresses }));
+  const live = deps.live ?? liveHubFor(deps.config, deps.prisma);
+  app.use('/console', consoleRouter({ ...deps, mailer, addresses, live }));
+  // The definition format's JSON Schema, for the console's editor and for editors elsewhere.
+  definitionSchemaRoute(app, deps.config);
 
   app.use(notFound);
   app.use(bodyParserErrors);

@@ -4,6 +4,7 @@ import { listenForSettledRuns } from '@svc/domain';
 import { connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
 import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
+import { liveHubFor } from './console/live';
 import { createRateLimiter } from './ratelimit/limiter';
 
 /** config → db → Temporal client → the gateway's dependencies. */
@@ -25,9 +26,11 @@ export async function createGatewayDeps(
   const settleNotices = listenForSettledRuns(config.DATABASE_URL, { onError: noticesDown });
   // Not listening only makes waits answer through Temporal; it retries on its own.
   await settleNotices.start().catch(noticesDown);
+  const live = liveHubFor(config, db.prisma, (err) => logger.warn({ err: err.message }, 'console live updates interrupted'));
   return {
     config,
     logger,
+    live,
     prisma: db.prisma,
     sql: db.sql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
@@ -45,6 +48,7 @@ export async function createGatewayDeps(
     rateLimiter,
     async close() {
       rateLimiter.close();
+      await live.close();
       await settleNotices.close();
       await connection.close();
     },

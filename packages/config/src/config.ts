@@ -123,6 +123,13 @@ export const configSchema = z.object({
   WORKER_METRICS_ADDRESS: hostPort.default('127.0.0.1:9464'),
   /** The Temporal UI's base URL, for the links `svc runs show` prints (default: the one `npm start` runs). */
   TEMPORAL_UI_URL: z.url().optional(),
+  // --- The web console ---
+  /** Live console pages (server-sent events) one workspace may hold open on one gateway process. */
+  CONSOLE_LIVE_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).default(20),
+  /** Live console pages one gateway process holds open in all; beyond either figure a page falls back to reloads. */
+  CONSOLE_LIVE_MAX_PER_PROCESS: z.coerce.number().int().min(1).default(500),
+  /** How often a live page's stream carries a heartbeat comment (ms), so proxies keep it open. */
+  CONSOLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(25_000),
   // --- Outbound webhooks (API.md §7) and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default

@@ -7,6 +7,9 @@ export { SCOPES } from './apiKeys/scopes';
 export type { Scope } from './apiKeys/scopes';
 export { applyWorkflowAndAnnounce } from './console/applyAndAnnounce';
 export { listWorkspaceRuns } from './console/listWorkspaceRuns';
+export { DEFINITION_SCHEMA_PATH, definitionJsonSchema } from './definitions/jsonSchema';
+export { locateProblems } from './definitions/locate';
+export type { LocatedProblem } from './definitions/locate';
 export { parseDefinition, validateDefinition } from './definitions/parse';
 export type {
   ConditionStep,
@@ -17,13 +20,13 @@ export type {
   TransformStep,
   WorkflowDefinition,
 } from './definitions/types';
-export { AppError, ERROR_STATUS, PROBLEM_PAGES_PATH, errorTypeUri } from './errors';
+export { AppError, ERROR_STATUS, errorTypeUri, PROBLEM_PAGES_PATH } from './errors';
 export type { FieldError } from './errors';
 export { EVENT_TYPES } from './events/events';
 export { MAX_EVENT_BODY_BYTES } from './events/runEventData';
 export { evaluateExpression } from './expressions/evaluate';
 export { ExpressionError, expressionErrorCode } from './expressions/expressionError';
-export { SandboxBusyError, configureSandbox, sandboxStats } from './expressions/sandbox/pool';
+export { configureSandbox, SandboxBusyError, sandboxStats } from './expressions/sandbox/pool';
 export { stepOutputReference } from './expressions/stepReference';
 export { renderHttpRequest } from './expressions/urlTemplate';
 export { OUTBOX_RETENTION_MS, sweepExpired } from './housekeeping/sweep';
@@ -31,18 +34,21 @@ export type { SweepResult } from './housekeeping/sweep';
 export { hasPrefix, newId } from './ids';
 export { createMailer, listOutboxEmails } from './mail/mailer';
 export type { Mailer } from './mail/mailer';
+export { removeMember, setMemberRole } from './members/manage';
 export {
-  MIN_PASSWORD_LENGTH,
   addMember,
   issueSignInLink,
   listMembers,
   mailSignInLink,
+  MEMBER_ROLES,
+  MIN_PASSWORD_LENGTH,
   normalizeEmail,
   peekSignInLink,
   redeemSignInLink,
   setMemberPassword,
   signIn,
 } from './members/members';
+export type { MemberRole, MemberView } from './members/members';
 export { createSession, loadSession, revokeAllSessions, revokeSession } from './members/sessions';
 export type { ConsoleSessionView } from './members/sessions';
 export {
@@ -82,26 +88,26 @@ export { openRunSecrets } from './runs/runSecrets';
 export { createRunStore } from './runs/runStore';
 export type { RunStore } from './runs/runStore';
 export { RUN_SUMMARY_COLUMNS, toReviewView, toRunSummary } from './runs/runView';
-export type { ReviewView, RunSummaryView, RunView, StepView } from './runs/runView';
+export type { ReviewView, RunSummaryView, RunView } from './runs/runView';
 export { listenForSettledRuns } from './runs/settleNotices';
 export { claimSlot, endSlot, holdersWhereRunsWait, isEndSlotExclusively, releaseSlots, slotLimits } from './runs/slots';
 export type { SlotGrant, SlotRequest } from './runs/slots';
 export { startRun } from './runs/startRun';
-export type { AfterCommit, FinishRun, RunError, StepError, StepStatus, StepWrite, StepsData, TerminalRunStatus } from './runs/store/types';
+export type { AfterCommit, FinishRun, RunError, StepError, StepsData, StepStatus, StepWrite, TerminalRunStatus } from './runs/store/types';
 export { sealedContext } from './secrets/contexts';
 export { reencryptSecrets } from './secrets/reencrypt';
-export { listSecrets, loadWorkspaceSecrets, setSecret } from './secrets/secrets';
+export { deleteSecret, listSecrets, loadWorkspaceSecrets, setSecret } from './secrets/secrets';
 export { assertJsonDepth } from './shared/jsonDepth';
 export { decodeCursor, encodeCursor } from './shared/pagination';
-export { TRIGGER_BODY_LIMIT, declaredLengthExceeds, resolveClientIp, verifyBeforeBody } from './triggers/checks';
+export { declaredLengthExceeds, resolveClientIp, TRIGGER_BODY_LIMIT, verifyBeforeBody } from './triggers/checks';
 export { rotateTriggerSecrets } from './triggers/secrets';
 export { fireTrigger, loadTrigger } from './triggers/triggers';
 export {
-  RESPONSE_EXCERPT_BYTES,
   endpointDisabledNotice,
   parseRetryAfter,
   prepareAttempt,
   recordAttempt,
+  RESPONSE_EXCERPT_BYTES,
   responseExcerpt,
   stopDelivery,
 } from './webhooks/attempts';
@@ -122,10 +128,11 @@ export { makeDeliveriesDue, markDeliveriesDispatched, recordEventAndDeliveries, 
 export type { DeliveryRef } from './webhooks/fanOut';
 export { sendTestEvent } from './webhooks/testEvent';
 export { createEndpointUrlPolicy } from './webhooks/urlRules';
-export { applyWorkflow, findWorkflow, getWorkflow, listWorkflows, showTrigger } from './workflows/workflows';
+export { archiveWorkflow, restoreWorkflow, setTriggerEnabled } from './workflows/archive';
+export { applyWorkflow, findWorkflow, getWorkflow, listWorkflows, showTrigger, toWorkflowView } from './workflows/workflows';
 export type { TriggerSecrets, WorkflowView } from './workflows/workflows';
 export { WORKSPACE_CAP_NAMES } from './workspaces/caps';
-export { RATE_WINDOW_SECONDS, WORKSPACE_RATE_MULTIPLIER, planFiguresArg, workspaceLimits } from './workspaces/limits';
+export { planFiguresArg, RATE_WINDOW_SECONDS, WORKSPACE_RATE_MULTIPLIER, workspaceLimits } from './workspaces/limits';
 export type { WorkspaceLimits } from './workspaces/limits';
 export { PLANS } from './workspaces/plans';
 export { createWorkspace, getWorkspace, setWorkspacePlan } from './workspaces/workspaces';

@@ -38,6 +38,8 @@ export interface RateLimiter {
   takeForHookAddress(address: string): Promise<RateDecision | null>;
   /** Counts a /hooks request against its trigger, at the workspace plan's per-key figure. */
   takeForTrigger(triggerId: string, perMin: number): Promise<RateDecision>;
+  /** Counts a start made in the console against the workspace's counter, the one its API keys share. */
+  takeForWorkspace(workspaceId: string, perMin: number): Promise<RateDecision>;
   close(): void;
 }
 
@@ -109,6 +111,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const addresses = new Dimension(opts.db, 'ip');
   const hookAddresses = new Dimension(opts.db, 'hookip');
   const triggers = new Dimension(opts.db, 'trg');
+  // The rows `ws:<id>` the key check's statement takes its workspace points from.
+  const workspaces = new Dimension(opts.db, 'ws');
   const w = RATE_WINDOW_SECONDS;
   const addressPolicy: Policy | null =
     opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
@@ -198,6 +202,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
     async takeForTrigger(triggerId, perMin) {
       return takeOne(triggers, triggerId, { name: 'trigger', quota: perMin, windowSeconds: w });
+    },
+
+    async takeForWorkspace(workspaceId, perMin) {
+      return takeOne(workspaces, workspaceId, { name: 'workspace', quota: perMin, windowSeconds: w });
     },
 
     close() {

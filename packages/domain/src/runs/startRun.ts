@@ -65,7 +65,7 @@ export interface StartLookup {
 function lookUpSelect(workspaceId: string, workflowId: string): Prisma.Sql {
   return Prisma.sql`
     SELECT ws.plan, ws.rate_limit_per_min, ws.concurrency, w.version
-      FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id
+      FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id AND w.archived_at IS NULL
      WHERE ws.id = ${workspaceId}`;
 }
 

@@ -40,10 +40,13 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
       triggerPreviousSecretEnc: true,
       triggerPreviousSigningSecretEnc: true,
       triggerPreviousExpiresAt: true,
+      archivedAt: true,
+      triggerEnabled: true,
       workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } },
     },
   });
-  if (!row) return null;
+  // An archived workflow, or one whose trigger is off, answers like an unknown trigger.
+  if (!row || row.archivedAt || !row.triggerEnabled) return null;
   const v = await db.workflowVersion.findUnique({ where: { workflowId_version: { workflowId: row.id, version: row.version } } });
   if (!v) return null;
   const def = v.definition as unknown as WorkflowDefinition;
