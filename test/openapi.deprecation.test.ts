@@ -10,7 +10,7 @@ import { deprecationNotices } from '../apps/gateway/src/openapi/deprecation';
 import { call } from './helpers/http';
 
 /**
- * API.md §1: a deprecated route answers with Deprecation (RFC 9745) and Sunset (RFC 8594) and is
+ * A deprecated route answers with Deprecation (RFC 9745) and Sunset (RFC 8594) and is
  * marked deprecated in the document — one mechanism: the `deprecation` of an operation's
  * registration in packages/contract, read by the document and by the gateway's middleware (the
  * same `deprecationNotices(document)` createApp installs). Exercised with a test-only operation
@@ -116,7 +116,7 @@ describe('deprecation', () => {
     expect(post.headers.get('deprecation')).toBeNull();
   });
 
-  it('refuses a deprecation that gives less than the 12 months API.md promises', () => {
+  it('refuses a deprecation that gives less than the 12 months the API promises', () => {
     expect(() => checkDeprecation({ since: SINCE, sunset: '2026-06-01T00:00:00Z' })).toThrow(/less than 12 months/);
     expect(() => checkDeprecation({ since: 'soon', sunset: SUNSET })).toThrow(/RFC 3339/);
     expect(() =>

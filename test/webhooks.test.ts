@@ -236,7 +236,7 @@ describe('webhook endpoints API', () => {
 });
 
 describe('delivery', () => {
-  it('signs as API.md §7 says; the README example verifies it; the payload is the run with steps, secrets removed', async () => {
+  it('signs as documented; the documented example verifies it; the payload is the run with steps, secrets removed', async () => {
     const t = await tenant();
     await setSecret(stack.db.prisma, stack.box, { workspaceId: t.workspaceId, name: 'TOKEN', value: 'tok-s3cr3t-value' });
     const wf = await stack.apply(t.workspaceId, {
@@ -847,7 +847,7 @@ describe('workflow.updated from `svc workflows apply`', () => {
     });
     expect(verifySvcWebhook(req.raw, req.headers['svc-signature'], ep.secret)).toBe(true);
 
-    // `svc deliveries list --endpoint` (API.md §10) shows the same log.
+    // `svc deliveries list --endpoint` shows the same log.
     await waitFor(
       () => deliveriesOf({ ...t, workflowId: '' }, ep.id, '?status=succeeded'),
       (l) => l.length === 1,

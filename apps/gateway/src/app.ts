@@ -52,7 +52,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   if (!deps.config.METRICS_ADDRESS) app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
 
   const api = express.Router();
-  // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,
+  // Rate limits (middleware/rateLimit.ts): per client address before a key is known,
   // then per key and per workspace.
   const addresses = clientAddresses(deps.config.TRUSTED_PROXY_CIDRS ?? []);
   const limits = rateLimits(deps.rateLimiter, addresses);
@@ -73,7 +73,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   // A documented path with an undocumented method: 405 + Allow (not 404).
   api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);
-  // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
+  // Inbound webhook triggers: no API key, the trigger's secret/signature
   // authenticate; no browser rule (senders are other services, whatever headers they add).
   app.use('/hooks', hookRoutes(deps, addresses));
 
@@ -83,7 +83,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(docsRoutes(openapi));
   // The pages problem `type` URIs point at.
   app.use(problemPageRoutes(problems));
-  // The web console for workspace members (API.md §11): sessions, never API keys.
+  // The web console for workspace members: sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
   const live = deps.live ?? liveHubFor(deps.config, deps.prisma);
   app.use('/console', consoleRouter({ ...deps, mailer, addresses, live }));

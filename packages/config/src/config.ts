@@ -114,7 +114,7 @@ export const configSchema = z.object({
    * the public port no longer serves `/metrics` at all.
    */
   METRICS_ADDRESS: hostPort.optional(),
-  // --- Operators (API.md §12) ---
+  // --- Operators ---
   /**
    * `host:port` where each worker serves Prometheus metrics at `/metrics`: the Temporal SDK's own
    * (task slots, schedule-to-start latency, sticky cache) and svc's `svc_*` counters. Unauthenticated:
@@ -130,7 +130,7 @@ export const configSchema = z.object({
   CONSOLE_LIVE_MAX_PER_PROCESS: z.coerce.number().int().min(1).default(500),
   /** How often a live page's stream carries a heartbeat comment (ms), so proxies keep it open. */
   CONSOLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(25_000),
-  // --- Outbound webhooks (API.md §7) and mail ---
+  // --- Outbound webhooks and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default
    * roots: a private CA when self-hosting, or the self-signed receiver of the tests.
@@ -153,7 +153,7 @@ export const configSchema = z.object({
   WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(10),
   /**
    * How long the previous secret stays valid after a rotation (24 h): a webhook endpoint's keeps
-   * signing (API.md §7), a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).
+   * signing, a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).
    */
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(2_592_000_000).default(86_400_000),
   /**

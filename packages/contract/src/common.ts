@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const WORKSPACE_CAP_NAMES = ['webhook_endpoints', 'secrets', 'review_assignees'] as const;
 
 /**
- * `Idempotency-Key` (API.md §4.1, §6): 1–255 printable ASCII characters, bare or in double
+ * `Idempotency-Key`: 1–255 printable ASCII characters, bare or in double
  * quotes (`"abc"` and `abc` are the same key). The pattern is exactly what the server accepts
  * (apps/gateway/src/http/idempotencyKey.ts); HTTP drops leading and trailing spaces of a value.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idParam, IdempotencyKey, jsonObject } from './common';
 import { RUN_STATUSES } from './runs';
 
-/** API.md §6: the inbound webhook trigger `POST /hooks/{trigger_id}`. */
+/** The inbound webhook trigger `POST /hooks/{trigger_id}`. */
 
 export const TRIGGER_BODY_LIMIT_BYTES = 256 * 1024;
 

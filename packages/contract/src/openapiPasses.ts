@@ -12,7 +12,7 @@ const COMMON_HEADERS: Record<string, oas31.HeaderObject> = {
     schema: { type: 'string' },
     example: 'req_5f0c3f0a9d1e4b7c8a2b6d1e',
   },
-  // API.md §8 (draft-ietf-httpapi-ratelimit-headers); see apps/gateway/src/ratelimit/headers.ts.
+  // draft-ietf-httpapi-ratelimit-headers; see apps/gateway/src/ratelimit/headers.ts.
   'RateLimit-Policy': {
     description:
       'The quota policies that apply: "key" (requests per minute per API key), "workspace" (twice that, across all the ' +

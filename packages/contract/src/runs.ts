@@ -51,7 +51,7 @@ export const Step = z
   })
   .meta({ id: 'Step' });
 
-/** Kinds of principal a review decision is recorded with (API.md §5); see packages/domain reviews/decidedVia. */
+/** Kinds of principal a review decision is recorded with; see packages/domain reviews/decidedVia. */
 export const DECIDED_VIA_TYPES = ['api_key', 'review_link', 'console', 'cli', 'temporal', 'timeout'] as const;
 
 export const DecidedVia = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Count, DurationMs, idParam, jsonValue, PageQuery, pageOf, ResponseStatus, StorableString, Timestamp } from './common';
 
-/** Event kinds (API.md §7). */
+/** Event kinds. */
 export const WEBHOOK_EVENT_TYPES = [
   'run.succeeded',
   'run.failed',
@@ -130,7 +130,7 @@ export const DeliveryWithAttempts = Delivery.extend({ endpoint_id: z.string(), a
 });
 export const DeliveryList = pageOf(Delivery, 'WebhookDeliveryList');
 
-/** The body of every delivery (API.md §7). */
+/** The body of every delivery. */
 export const EventPayload = z
   .object({
     id: z.string().meta({ description: 'evt_…: the same on every attempt; dedupe on it.', example: 'evt_0123456789abcdefghijklmn' }),

@@ -31,7 +31,7 @@ import {
   WebhookEndpointList,
 } from './webhooks';
 
-/** `/api/v1/webhook-endpoints…` (API.md §7). */
+/** `/api/v1/webhook-endpoints…`. */
 export function webhookEndpointPaths({ op, ok, problem, json }: OpenApiHelpers): ZodOpenApiPathsObject {
   const notFound = problem(['endpoint_not_found'], 'No such endpoint in this workspace (endpoint_not_found).');
   const tags = ['Webhook endpoints'];

@@ -5,7 +5,7 @@ import { applyWorkflow } from '../workflows/workflows';
 import type { ApplyArgs, ApplyResult } from '../workflows/workflows';
 
 /**
- * Applies a definition and raises workflow.updated (API.md §3, §7) once per version: the
+ * Applies a definition and raises workflow.updated once per version: the
  * event and its deliveries are written in one transaction (the outbox) and the workers
  * start the delivery workflows. Re-applying an unchanged definition records the event of
  * the current version if an interrupted earlier apply did not get to it (the dedupe key

@@ -14,7 +14,7 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The event body delivered to subscribers (API.md §7). */
+/** The event body delivered to subscribers. */
 export interface EventView {
   id: string;
   type: EventType;

@@ -1,5 +1,5 @@
 /**
- * Who decided a review, as the server authenticated it (API.md §5), beside the free-text
+ * Who decided a review, as the server authenticated it, beside the free-text
  * `decided_by` label a caller may choose. Each path sets it from its own credentials, never
  * from a request body:
  * - `api_key`: `POST /api/v1/runs/{run_id}/review`; the id is the API key's id.

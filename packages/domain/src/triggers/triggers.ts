@@ -88,7 +88,7 @@ export interface FireTriggerResult {
 }
 
 /**
- * An inbound webhook delivery (API.md §6): checks in the contract's order, each refusing
+ * An inbound webhook delivery: checks in the contract's order, each refusing
  * before any run exists, then starts the run (trigger `"webhook"`, input = the body)
  * without waiting for it. The idempotency scope is the trigger and only the key counts:
  * a key seen within 24 h answers with the original run whatever the body.

@@ -17,7 +17,7 @@ import type { EndpointUrlPolicy } from './urlRules';
 
 export type WebhookTx = Prisma.TransactionClient;
 
-/** The endpoint as the API shows it (API.md §7). The secret is never part of it. */
+/** The endpoint as the API shows it. The secret is never part of it. */
 export interface WebhookEndpointView {
   id: string;
   url: string;
