@@ -23,8 +23,8 @@ const bundles = [
 /**
  * The SDK requires an inline source map and parses it in every workflow thread (file:line in
  * workflow stack traces). Its `sourcesContent`, a copy of every bundled source, is read only
- * for `showStackTraceSources`, which svc leaves off; dropping it takes ~13 MB off each workflow
- * thread's resident memory (measured, README "Performance").
+ * for `showStackTraceSources`, which svc leaves off; dropping it keeps that copy out of every
+ * workflow thread's memory.
  */
 function withoutSourcesContent(code) {
   const at = code.lastIndexOf('//# sourceMappingURL=data:');

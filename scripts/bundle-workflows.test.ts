@@ -4,7 +4,7 @@ import path from 'node:path';
 // The bundle `npm run build` writes (npm test builds first).
 const bundle = path.resolve(__dirname, '../temporal/dist/workflow-bundle.js');
 
-it('keeps the inline source map the SDK requires, without copies of the sources (README "Performance")', () => {
+it('keeps the inline source map the SDK requires, without copies of the sources', () => {
   const code = readFileSync(bundle, 'utf8');
   const at = code.lastIndexOf('//# sourceMappingURL=data:');
   expect(at).toBeGreaterThan(0);

@@ -19,9 +19,9 @@ afterAll(async () => {
 });
 
 /** Runs the real `svc` bin as an integrator would (the same as `npm run -s svc -- …`). */
-function svc(args: string[], input?: string) {
+function svc(args: string[], input?: string, env: Record<string, string | undefined> = {}) {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args], {
-    env: { ...process.env, BASE_URL: 'http://api.example.test', DATA_DIR: dir },
+    env: { ...process.env, BASE_URL: 'http://api.example.test', DATA_DIR: dir, ...env } as NodeJS.ProcessEnv,
     input,
     encoding: 'utf8',
   });
@@ -36,6 +36,7 @@ function file(name: string, text: string) {
 
 describe('svc CLI', () => {
   let ws: string;
+  let greetId: string;
 
   it('creates a workspace with a plan and admin emails', () => {
     const r = svc([
@@ -118,6 +119,7 @@ output: "steps.shape.output"
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const wf = first.json();
+    greetId = wf.id;
     expect(wf).toMatchObject({ slug: 'greet', version: 1, change: 'created', steps: [{ key: 'shape', type: 'transform' }] });
     expect(wf.trigger.url).toMatch(/^http:\/\/api\.example\.test\/hooks\/trg_/);
 
@@ -159,6 +161,77 @@ output: "steps.shape.output"
     expect(r.stderr).toContain('slug');
     expect(r.stderr).toContain('steps[0].expression');
     expect(r.stderr).toMatch(/steps\[1\]/);
+  });
+
+  it('diffs two versions of a workflow as a unified diff', () => {
+    const r = svc(['workflows', 'diff', greetId, '--from', '1', '--to', '2']);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 2)).toEqual([`--- ${greetId} v1`, `+++ ${greetId} v2`]);
+    expect(lines).toContain(`-    expression: "{ 'greeting': 'hello ' & input.name }"`);
+    expect(lines).toContain(`+    expression: "{ 'greeting': 'hi ' & input.name }"`);
+    expect(lines.filter((l) => /^[-+][^-+]/.test(l))).toHaveLength(2);
+    expect(r.stdout).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@$/m);
+
+    const json = svc(['workflows', 'diff', greetId, '--from', '2', '--to', '2', '--json']).json();
+    expect(json).toEqual({ workflow_id: greetId, from: 2, to: 2, changed: false, diff: expect.stringContaining(`--- ${greetId} v2`) });
+    expect(json.diff).not.toContain('@@');
+
+    const missing = svc(['workflows', 'diff', greetId, '--from', '1', '--to', '9']);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      1,
+      `error: Workflow ${greetId} has no version 9 (its versions are 1 to 2) (not_found)`,
+    ]);
+    expect(svc(['workflows', 'diff', 'wf_nope', '--from', '1', '--to', '2']).stderr).toContain('(workflow_not_found)');
+  });
+
+  it('validates a definition file with the parser apply uses, without a database', () => {
+    // No database and no stack: validate needs neither.
+    const offline = { DATABASE_URL: undefined, TEMPORAL_ADDRESS: undefined, SVC_ENCRYPTION_KEY: undefined };
+    const good = file('good.yaml', 'name: Greet\nslug: greet-ok\nsteps:\n  - key: shape\n    type: transform\n    expression: "1 + 1"\n');
+    const ok = svc(['workflows', 'validate', '-f', good], undefined, offline);
+    expect([ok.code, ok.stdout, ok.stderr]).toEqual([0, `${good}: valid (greet-ok, 1 step)\n`, '']);
+    expect(svc(['workflows', 'validate', '-f', good, '--json'], undefined, offline).json()).toEqual({
+      file: good,
+      valid: true,
+      name: 'Greet',
+      slug: 'greet-ok',
+      steps: 1,
+    });
+
+    const bad = file(
+      'bad.yaml',
+      [
+        'name: Bad',
+        'slug: Bad Slug',
+        'steps:',
+        '  - key: a',
+        '    type: transform',
+        '    expression: "1 +"',
+        '  - key: a',
+        '    type: teleport',
+        '',
+      ].join('\n'),
+    );
+    const r = svc(['workflows', 'validate', '-f', bad], undefined, offline);
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toMatch(/^error: Workflow definition is invalid \(validation_failed\)$/m);
+    expect(r.stderr).toMatch(new RegExp(`^  ${bad}:2:1: slug: `, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^  ${bad}:6:5: steps\\[0\\]\\.expression: `, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^  ${bad}:7:5: steps\\[1\\]\\.key: duplicate step key "a"`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^  ${bad}:8:5: steps\\[1\\]\\.type: `, 'm'));
+    const errors = JSON.parse(svc(['workflows', 'validate', '-f', bad, '--json'], undefined, offline).stderr).error.errors;
+    expect(errors).toContainEqual(expect.objectContaining({ path: 'slug', file: bad, line: 2, column: 1 }));
+
+    const broken = file('broken.json', '{\n  "name": "X",\n  "steps": [,]\n}\n');
+    const syntax = svc(['workflows', 'validate', '-f', broken], undefined, offline);
+    expect(syntax.code).toBe(1);
+    expect(syntax.stderr).toContain(`  ${broken}:3:13: (document): Invalid JSON at line 3, column 13`);
+
+    // apply reports the same problems at the same places.
+    const applied = svc(['workflows', 'apply', '--workspace', ws, '-f', bad]);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toMatch(new RegExp(`^  ${bad}:6:5: steps\\[0\\]\\.expression: `, 'm'));
   });
 
   it('stores secrets encrypted and never prints them back', async () => {

@@ -1,20 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { svcCli } from './helpers/cli';
-import { greet } from './helpers/fixtures';
+import { svcCli, svcCliLive } from './helpers/cli';
+import { greet, waitFor } from './helpers/fixtures';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
-/** `svc runs list|show|cancel` (API.md §10, §12) against the real stack. */
+/** `svc runs list|show|cancel|start|watch` against the real stack. */
 
 const UI = 'http://temporal-ui.example.test:8233';
 let stack: TestStack;
 let key: string;
 let workspaceId: string;
 let dataDir: string;
-// No stack.json: the suite's servers come from the environment, the UI address from TEMPORAL_UI_URL.
-const svc = (...args: string[]) => svcCli(args, { DATA_DIR: dataDir, TEMPORAL_UI_URL: `${UI}/` });
+// No stack.json: the suite's servers come from the environment, the UI address from TEMPORAL_UI_URL,
+// and the task queue is this suite's worker's.
+const cliEnv = () => ({ DATA_DIR: dataDir, TEMPORAL_UI_URL: `${UI}/`, TEMPORAL_TASK_QUEUE: stack.taskQueue });
+const svc = (...args: string[]) => svcCli(args, cliEnv());
 
 beforeAll(async () => {
   stack = await startStack();
@@ -125,5 +127,103 @@ describe('svc runs', () => {
     const refusedJson = await svc('runs', 'cancel', done.id, '--json');
     expect(JSON.parse(refusedJson.stderr).error.code).toBe('run_not_cancellable');
     expect((await stack.api('GET', `/api/v1/runs/${done.id}`, { key })).body.status).toBe('succeeded');
+  });
+});
+
+describe('svc runs start and watch', () => {
+  it('starts a run with --input JSON and waits for it: exit 0 with the run as it settled', async () => {
+    const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-start' });
+    const r = await svc('runs', 'start', wf.id, '--input', '{"name": "Ada"}', '--wait', '--json');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const run = r.json();
+    expect(run).toMatchObject({ workflow_id: wf.id, status: 'succeeded', output: { greeting: 'hello Ada' }, replayed: false });
+    expect((await stack.api('GET', `/api/v1/runs/${run.id}`, { key })).body).toMatchObject({ status: 'succeeded', trigger: 'api' });
+
+    const human = await svc('runs', 'start', wf.id, '--input', '{"name": "Bo"}', '--wait');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^run run_\w+ succeeded\noutput: \{"greeting":"hello Bo"\}\n$/);
+  });
+
+  it('reads --input from @file; one run per --idempotency-key, a different body under it refused', async () => {
+    const wf = await stack.apply(workspaceId, { ...greet, slug: 'greet-keyed' });
+    const input = path.join(dataDir, 'input.json');
+    writeFileSync(input, JSON.stringify({ name: 'Cy' }));
+    const first = await svc('runs', 'start', wf.id, '--input', `@${input}`, '--idempotency-key', 'order-1001', '--json');
+    expect(first.code).toBe(0);
+    expect(first.json()).toMatchObject({ replayed: false, input: { name: 'Cy' } });
+    const again = await svc('runs', 'start', wf.id, '--input', `@${input}`, '--idempotency-key', 'order-1001', '--json');
+    expect(again.json()).toMatchObject({ id: first.json().id, replayed: true });
+    const other = await svc('runs', 'start', wf.id, '--input', '{"name": "Di"}', '--idempotency-key', 'order-1001');
+    expect([other.code, other.stderr]).toEqual([1, expect.stringContaining('(idempotency_key_reused)')]);
+    expect(await stack.db.prisma.run.count({ where: { workflowId: wf.id } })).toBe(1);
+
+    const invalid = await svc('runs', 'start', wf.id, '--input', '{"nom": "x"}');
+    expect([invalid.code, invalid.stderr]).toEqual([1, expect.stringContaining('(validation_failed)')]);
+    const unknown = await svc('runs', 'start', 'wf_nope', '--input', '{}');
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'error: Workflow wf_nope not found (workflow_not_found)']);
+  });
+
+  it('--wait exits 1 for a run that failed, with the run and its error', async () => {
+    const wf = await stack.apply(workspaceId, {
+      name: 'Boom',
+      slug: 'boom',
+      steps: [{ key: 'boom', type: 'transform', expression: "$error('no')" }],
+    });
+    const r = await svc('runs', 'start', wf.id, '--input', '{}', '--wait', '--json');
+    expect(r.code).toBe(1);
+    expect(r.json()).toMatchObject({ status: 'failed', error: { step_key: 'boom' } });
+  });
+
+  it('watch follows a run through each change until it settles: exit 0 when it succeeded', async () => {
+    const wf = await stack.apply(workspaceId, { ...reviewFlow, slug: 'approve-watch' });
+    const started = await svc('runs', 'start', wf.id, '--input', '{}', '--json');
+    const run = started.json();
+    const watch = svcCliLive(['runs', 'watch', run.id], cliEnv());
+    await waitFor(
+      async () => watch.stdout(),
+      (out) => out.includes(' run waiting_for_review\n'),
+    );
+    expect(watch.stdout()).toMatch(/ step prepare succeeded \(attempt 1, \d+ ms\)\n/);
+    const review = await stack.db.prisma.review.findFirstOrThrow({ where: { runId: run.id } });
+    expect((await svc('reviews', 'decide', review.id, '--approve')).code).toBe(0);
+
+    const done = await watch.done;
+    expect([done.code, done.stderr]).toEqual([0, '']);
+    const lines = done.stdout.trimEnd().split('\n');
+    expect(lines.slice(-4)).toEqual([
+      expect.stringMatching(/ step check succeeded \(attempt 1, \d+ ms\)$/),
+      expect.stringMatching(/ run succeeded$/),
+      `run ${run.id} succeeded`,
+      expect.stringMatching(/^output: \{"comment":null,"decision":"approved",/),
+    ]);
+    // Each change once, in order.
+    expect(lines.filter((l) => / run waiting_for_review$/.test(l))).toHaveLength(1);
+    expect(lines.findIndex((l) => / run waiting_for_review$/.test(l))).toBeLessThan(lines.findIndex((l) => / run succeeded$/.test(l)));
+
+    const json = await svc('runs', 'watch', run.id, '--json');
+    expect(json.code).toBe(0);
+    expect(json.json()).toEqual({
+      run: expect.objectContaining({ id: run.id, status: 'succeeded' }),
+      changes: [
+        expect.objectContaining({ subject: 'prepare', status: 'succeeded', attempts: 1 }),
+        expect.objectContaining({ subject: 'check', status: 'succeeded', attempts: 1 }),
+        expect.objectContaining({ subject: 'run', status: 'succeeded' }),
+      ],
+    });
+  });
+
+  it('watch exits 1 when the run is cancelled', async () => {
+    const wf = await stack.apply(workspaceId, { ...reviewFlow, slug: 'approve-watch-cancel' });
+    const run = (await svc('runs', 'start', wf.id, '--input', '{}', '--json')).json();
+    const watch = svcCliLive(['runs', 'watch', run.id], cliEnv());
+    await waitFor(
+      async () => watch.stdout(),
+      (out) => out.includes(' run waiting_for_review\n'),
+    );
+    expect((await svc('runs', 'cancel', run.id)).code).toBe(0);
+    const done = await watch.done;
+    expect(done.code).toBe(1);
+    expect(done.stdout.trimEnd().split('\n').slice(-1)).toEqual([`run ${run.id} cancelled`]);
+    expect((await svc('runs', 'watch', 'run_nope')).stderr.trim()).toBe('error: Run run_nope not found (run_not_found)');
   });
 });

@@ -291,7 +291,7 @@ describe('concurrency limits', () => {
   });
 });
 
-describe('the queue cap (API.md §8)', () => {
+describe('the queue cap', () => {
   it('refuses a start beyond 1,000 × the concurrency figure of queued runs with 429 queue_full, creating nothing; a replay still answers', async () => {
     const { key, workspaceId } = await limitedTenant(1);
     const wf = await stack.apply(workspaceId, slow(60_000, 'capped'));

@@ -185,7 +185,7 @@ describe('console runs and reviews', () => {
 
     // The page polls (htmx) until the run ends.
     await adminPage.locator('#run-live .status-succeeded').first().waitFor({ timeout: 30_000 });
-    await expect(adminPage.locator('#run-live').innerText()).resolves.toContain(`Decided by ${ADMIN}`);
+    await expect(adminPage.locator('#run-review').innerText()).resolves.toContain(`Decided by ${ADMIN}`);
     await expect(adminPage.locator('tr.step[data-step="pay"] .status').innerText()).resolves.toBe('succeeded');
     const review = await stack.db.prisma.review.findFirstOrThrow({ where: { runId } });
     expect(review.decidedBy).toBe(ADMIN);
@@ -275,39 +275,42 @@ describe('console keys and workspace', () => {
 
 describe('console workflows', () => {
   it('edits a workflow into an error (shown at its path), fixes it, diffs the versions and raises workflow.updated', async () => {
-    await adminPage.goto(`${stack.url}/console/workflows/new?template=transform`);
-    await Promise.all([
-      adminPage.waitForURL('**/console/workflows/wf_*'),
-      adminPage.getByRole('button', { name: 'Validate and save' }).click(),
-    ]);
-    const wfId = new URL(adminPage.url()).pathname.split('/').pop()!;
-    await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 1');
+    // Without JavaScript the editor is the plain textarea, and works as it is.
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    const editorPage = await noScript.newPage();
+    expect(await signInAs(editorPage, stack.url, ADMIN)).toBe(200);
+    await editorPage.goto(`${stack.url}/console/workflows/new?template=transform`);
+    await Promise.all([editorPage.waitForURL('**/console/workflows/wf_*'), editorPage.getByRole('button', { name: 'Save' }).click()]);
+    const wfId = new URL(editorPage.url()).pathname.split('/').pop()!;
+    await expect(editorPage.getByRole('status').innerText()).resolves.toContain('Saved as version 1');
 
-    const editor = adminPage.getByLabel('Definition (YAML or JSON)');
+    const editor = editorPage.getByLabel('Definition (YAML or JSON)');
     const original = await editor.inputValue();
     await editor.fill(original.replace('type: transform', 'type: transfrom'));
-    const [bad] = await Promise.all([adminPage.waitForNavigation(), adminPage.getByRole('button', { name: 'Validate and save' }).click()]);
+    const [bad] = await Promise.all([editorPage.waitForNavigation(), editorPage.getByRole('button', { name: 'Save' }).click()]);
     expect(bad!.status()).toBe(422);
-    await expect(adminPage.locator('#problems').innerText()).resolves.toMatch(/steps\[0\]\.type/);
+    await expect(editorPage.locator('#problems').innerText()).resolves.toMatch(/steps\[0\]\.type/);
     expect((await stack.db.prisma.workflow.findUniqueOrThrow({ where: { id: wfId } })).version).toBe(1);
 
     // The editor keeps the text as typed; fix it and change the expression.
-    const kept = await adminPage.getByLabel('Definition (YAML or JSON)').inputValue();
+    const kept = await editorPage.getByLabel('Definition (YAML or JSON)').inputValue();
     expect(kept).toContain('transfrom');
-    await adminPage.getByLabel('Definition (YAML or JSON)').fill(kept.replace('transfrom', 'transform').replace("'Hello, '", "'Hi, '"));
+    await editorPage.getByLabel('Definition (YAML or JSON)').fill(kept.replace('transfrom', 'transform').replace("'Hello, '", "'Hi, '"));
     await Promise.all([
-      adminPage.waitForURL(`**/console/workflows/${wfId}?saved=updated`),
-      adminPage.getByRole('button', { name: 'Validate and save' }).click(),
+      editorPage.waitForURL(`**/console/workflows/${wfId}?saved=updated`),
+      editorPage.getByRole('button', { name: 'Save' }).click(),
     ]);
-    await expect(adminPage.getByRole('status').innerText()).resolves.toContain('Saved as version 2');
-    const diff = await adminPage.locator('#diff').innerText();
+    await expect(editorPage.getByRole('status').innerText()).resolves.toContain('Saved as version 2');
+    const diff = await editorPage.locator('#diff').innerText();
     expect(diff).toMatch(/^- +expression: "\{ 'greeting': 'Hello, ' & input\.name \}"$/m);
     expect(diff).toMatch(/^\+ +expression: "\{ 'greeting': 'Hi, ' & input\.name \}"$/m);
     const event = await stack.db.prisma.event.findFirst({
       where: { workspaceId: ws.workspaceId, type: 'workflow.updated', dedupeKey: `${wfId}:v2` },
     });
     expect(event).not.toBeNull();
-    await expect(adminPage.locator('main').innerText()).resolves.toContain(`/hooks/trg_`);
+    await expect(editorPage.locator('main').innerText()).resolves.toContain(`/hooks/trg_`);
+    await noScript.close();
+    await adminPage.goto(`${stack.url}/console/workflows/${wfId}`);
 
     // A test run from the page, watched until it succeeds.
     await adminPage.getByLabel('Input (JSON object)').fill('{"name": "Ada"}');
@@ -453,7 +456,14 @@ describe('console pages', () => {
         // The page itself never scrolls sideways; wide tables scroll inside their section.
         const overflow = (await adminPage.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
         expect(overflow).toBeLessThanOrEqual(0);
-        if (shots) await adminPage.screenshot({ path: `docs/console/${name}-${width}.png`, fullPage: width < 1000 ? false : true });
+        if (shots && width < 1000) await adminPage.screenshot({ path: `docs/console/${name}-${width}.png` });
+        if (shots && width >= 1000) {
+          // The whole page in one viewport, so the editor (which draws only what is in view) draws every line.
+          const full = (await adminPage.evaluate('document.documentElement.scrollHeight')) as number;
+          await adminPage.setViewportSize({ width, height: full });
+          await adminPage.screenshot({ path: `docs/console/${name}-${width}.png` });
+          await adminPage.setViewportSize({ width, height });
+        }
       }
     }
     await adminPage.setViewportSize({ width: 1280, height: 800 });

@@ -57,7 +57,11 @@ async function workspaceState() {
   const where = { workspaceId: ws.workspaceId };
   const endpoints = await prisma.webhookEndpoint.findMany({ where, orderBy: { id: 'asc' } });
   return {
-    workflows: await prisma.workflow.findMany({ where, select: { id: true, slug: true, version: true }, orderBy: { id: 'asc' } }),
+    workflows: await prisma.workflow.findMany({
+      where,
+      select: { id: true, slug: true, version: true, archivedAt: true, triggerEnabled: true },
+      orderBy: { id: 'asc' },
+    }),
     versions: await prisma.workflowVersion.count({ where: { workflow: where } }),
     keys: await prisma.apiKey.findMany({ where, select: { id: true, name: true, revokedAt: true }, orderBy: { id: 'asc' } }),
     endpoints: endpoints.map((e) => [e.id, e.url, e.description, e.eventTypes, e.status, e.secretEnc, e.previousSecretEnc]),
@@ -70,6 +74,7 @@ async function workspaceState() {
 }
 
 const firstEndpoint = () => stack.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspaceId } });
+const invited = () => stack.db.prisma.member.findUniqueOrThrow({ where: { email: `ned-${tag}@example.test` } });
 const greetWorkflow = () => stack.db.prisma.workflow.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, slug: 'greet' } });
 const editedGreet = (greeting: string) => toYaml({ ...greet, steps: [{ ...greet.steps[0], expression: `'${greeting}, ' & input.name` }] });
 
@@ -102,6 +107,18 @@ const ADMIN_WRITES: Record<string, () => Promise<{ path: string; form: Record<st
     return { path: `/endpoints/${d.endpointId}/deliveries/${d.id}/retry`, form: {} };
   },
   '/workspace/secrets': async () => ({ path: '/workspace/secrets', form: { name: 'OTHER_TOKEN', value: 'other-value' } }),
+  '/workspace/secrets/:name/delete': async () => ({ path: '/workspace/secrets/OTHER_TOKEN/delete', form: {} }),
+  '/workflows/:id/archive': async () => ({ path: `/workflows/${(await greetWorkflow()).id}/archive`, form: {} }),
+  '/workflows/:id/restore': async () => ({ path: `/workflows/${(await greetWorkflow()).id}/restore`, form: {} }),
+  '/workflows/:id/trigger/:state': async () => ({ path: `/workflows/${(await greetWorkflow()).id}/trigger/off`, form: {} }),
+  '/workspace/members': async () => ({ path: '/workspace/members', form: { email: `ned-${tag}@example.test`, role: 'member' } }),
+  '/workspace/members/:id/role': async () => ({ path: `/workspace/members/${(await invited()).id}/role`, form: { role: 'admin' } }),
+  '/workspace/members/:id/remove': async () => ({ path: `/workspace/members/${(await invited()).id}/remove`, form: {} }),
+};
+
+/** Admin-only posts that change nothing (Validate checks a definition without saving it). */
+const ADMIN_CHECKS: Record<string, () => Promise<{ path: string; form: Record<string, string> }>> = {
+  '/workflows/validate': async () => ({ path: '/workflows/validate', form: { definition: editedGreet('Hey') } }),
 };
 
 /** Writes of the sign-in pages, before any session (or the session's own sign-out). */
@@ -110,7 +127,7 @@ const SESSION_WRITES = ['/sign-in', '/sign-in/link', '/link/:token', '/sign-out'
 /** The console router's routes for every method but GET and HEAD, as `POST /path`, walked from express's own stack. */
 function writeRoutes(): Set<string> {
   const mailer = createMailer({ from: 'svc <no-reply@test>', logger: { info() {}, warn() {} } });
-  const router = consoleRouter({ ...stack.gatewayDeps, mailer, addresses: clientAddresses([]) });
+  const router = consoleRouter({ ...stack.gatewayDeps, mailer, addresses: clientAddresses([]), live: stack.gatewayDeps.live! });
   type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle: { stack?: Layer[] } };
   const found = new Set<string>();
   const walk = (layers: Layer[]) => {
@@ -161,7 +178,9 @@ afterAll(async () => {
 
 describe('console roles', () => {
   it('knows every write route of the console: sign-in, member-allowed, or admin-only', () => {
-    const expected = [...SESSION_WRITES, ...MEMBER_WRITES, ...Object.keys(ADMIN_WRITES)].map((p) => `POST ${p}`);
+    const expected = [...SESSION_WRITES, ...MEMBER_WRITES, ...Object.keys(ADMIN_WRITES), ...Object.keys(ADMIN_CHECKS)].map(
+      (p) => `POST ${p}`,
+    );
     expect([...writeRoutes()].sort()).toEqual([...new Set(expected)].sort());
   });
 
@@ -181,12 +200,24 @@ describe('console roles', () => {
       expect([route, status < 400]).toEqual([route, true]);
       expect([route, await workspaceState()]).not.toEqual([route, before]);
     }
-    // What the admin's posts did, read back: a workflow edited, a key revoked, a secret more.
-    expect((await greetWorkflow()).version).toBe(2);
+    for (const [route, prepare] of Object.entries(ADMIN_CHECKS)) {
+      const { path, form } = await prepare();
+      const refused = await memberPage.request.post(`${stack.url}/console${path}`, {
+        form: { _csrf: await csrfOf(memberPage), ...form },
+        maxRedirects: 0,
+      });
+      expect([route, refused.status()]).toEqual([route, 403]);
+      expect([route, await post(adminPage, path, form)]).toEqual([route, 200]);
+    }
+    // What the admin's posts did, read back: a workflow edited, archived and restored, its trigger
+    // off; a key revoked; a secret added and deleted; a member invited, made admin and removed.
+    const greetNow = await greetWorkflow();
+    expect([greetNow.version, greetNow.archivedAt, greetNow.triggerEnabled]).toEqual([2, null, false]);
+    expect(await stack.db.prisma.member.count({ where: { email: `ned-${tag}@example.test` } })).toBe(0);
     expect(
       (await stack.db.prisma.apiKey.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, name: 'ci' } })).revokedAt,
     ).not.toBeNull();
-    expect((await workspaceState()).secrets.map((s) => s.name)).toEqual(['API_TOKEN', 'OTHER_TOKEN']);
+    expect((await workspaceState()).secrets.map((s) => s.name)).toEqual(['API_TOKEN']);
   });
 
   it('refuses a member the workflow editor page, and shows a member no control but the ones members may use', async () => {

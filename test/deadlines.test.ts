@@ -1,7 +1,7 @@
 import { createDb } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { findFreePort, SEARCH_ATTRIBUTES, startTemporalDevServer } from '@svc/devstack';
 import type { TemporalDevServer } from '@svc/devstack';
+import { dedicatedTemporal } from './helpers/dedicatedTemporal';
 import { greet } from './helpers/fixtures';
 import { startExtraGateway } from './helpers/extraGateway';
 import type { ExtraGateway } from './helpers/extraGateway';
@@ -77,12 +77,7 @@ describe('Temporal', () => {
   let server: TemporalDevServer;
   let stack: TestStack;
   beforeAll(async () => {
-    server = await startTemporalDevServer({
-      cliPath: process.env.TEMPORAL_CLI_PATH!,
-      port: await findFreePort(),
-      headless: true,
-      searchAttributes: SEARCH_ATTRIBUTES,
-    });
+    server = await dedicatedTemporal();
     stack = await startStack({ TEMPORAL_ADDRESS: server.address });
   });
   afterAll(async () => {

@@ -114,6 +114,29 @@ it("fans 50 endpoints out to exactly one delivery each, while another workspace'
   await expectOneDeliveryPerEndpoint(a.workspaceId, event.id, slow, 50);
 });
 
+it("holds at most a workspace's bound of attempts in flight in a worker, while another workspace's delivery goes through", async () => {
+  // Workspace A's receivers never answer: each attempt holds on to its slot until the attempt's deadline.
+  const held = { now: 0, most: 0 };
+  const hanging = await receiver((_q, res) => {
+    held.most = Math.max(held.most, ++held.now);
+    res.on('close', () => held.now--);
+  });
+  const fast = await receiver();
+  const a = await workspaceWithEndpoints(hanging, 50);
+  const b = await workspaceWithEndpoints(fast, 1);
+  const alone = await deliveredAfter(b, fast);
+
+  // Three of A's events: 150 attempts, more than the worker has local activity slots.
+  await Promise.all([succeed(a), succeed(a), succeed(a)]);
+  await waitFor(
+    async () => held.most,
+    (most) => most >= stack.config.WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE,
+  );
+  const during = await deliveredAfter(b, fast);
+  expect(during).toBeLessThan(Math.max(4 * alone, alone + 3_000));
+  expect(held.most).toBe(stack.config.WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE);
+});
+
 /** A starter on the worker's client, as the worker makes it, with these bounds; `inFlight` counts its starts under way. */
 function boundedStarter(bounds: DeliveryStartBounds) {
   const gauge = { now: 0, most: 0 };

@@ -8,7 +8,7 @@ import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 /**
- * Abuse limits of `/hooks/{trigger_id}` (API.md §6, §8): per trigger at the workspace plan's
+ * Abuse limits of `/hooks/{trigger_id}`: per trigger at the workspace plan's
  * per-key figure, per source address at HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN, both checked
  * before the body is read, and a flood never starts more runs than the limits allow.
  */

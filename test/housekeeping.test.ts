@@ -118,7 +118,7 @@ it('sweeps outbox mail past its retention, and sign-in failures and link request
 });
 
 it('a gateway sweeps rate-limit rows whose window ended over an hour ago', async () => {
-  const limiter = createRateLimiter({ pool: stack.db.pool, unauthenticatedPerMin: 10, cleanupEveryMs: 100 });
+  const limiter = createRateLimiter({ db: stack.db.sql, unauthenticatedPerMin: 10, cleanupEveryMs: 100 });
   try {
     const tag = newId('run');
     const rows = (k: string) => stack.db.pool.query('SELECT 1 FROM rate_limits WHERE key = $1', [`ip:${tag}-${k}`]).then((r) => r.rowCount);

@@ -4,7 +4,7 @@ import { call } from './helpers/http';
 import { spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
 
-/** `/metrics` protection (API.md §9): a bearer token (METRICS_TOKEN) and/or its own address (METRICS_ADDRESS). */
+/** `/metrics` protection: a bearer token (METRICS_TOKEN) and/or its own address (METRICS_ADDRESS). */
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const freePort = () =>

@@ -48,7 +48,7 @@ it('starts with LOG_LEVEL=warn, serves the demo workflow, and stops cleanly on S
       body: { input: { name: 'Ada' }, wait: true },
     });
     expect([run.status, run.body.status]).toEqual([201, 'succeeded']);
-    // The banner's worker metrics URL serves the run just made (API.md §12).
+    // The banner's worker metrics URL serves the run just made.
     const metricsUrl = /Worker metrics +(http:\S+)\n/.exec(out)?.[1];
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(await (await fetch(metricsUrl!)).text()).toMatch(/^svc_runs_settled_total\{status="succeeded"\} 1$/m);

@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import { z } from 'zod';
-import { buildOpenApiDocument, checkDeprecation, deprecatedOperations } from '@svc/contract';
+import { buildOpenApiDocument, checkDeprecation, DEFAULT_BASE_URL, deprecatedOperations } from '@svc/contract';
+import { problemTypes } from '@svc/domain';
 import { deprecationNotices } from '../apps/gateway/src/openapi/deprecation';
 import { call } from './helpers/http';
 
 /**
- * API.md §1: a deprecated route answers with Deprecation (RFC 9745) and Sunset (RFC 8594) and is
+ * A deprecated route answers with Deprecation (RFC 9745) and Sunset (RFC 8594) and is
  * marked deprecated in the document — one mechanism: the `deprecation` of an operation's
  * registration in packages/contract, read by the document and by the gateway's middleware (the
  * same `deprecationNotices(document)` createApp installs). Exercised with a test-only operation
@@ -19,8 +20,11 @@ import { call } from './helpers/http';
 const SINCE = '2026-01-01T00:00:00Z';
 const SUNSET = '2027-01-31T00:00:00Z';
 
+const problems = problemTypes(DEFAULT_BASE_URL);
+
 const withLegacy = () =>
   buildOpenApiDocument({
+    problems,
     extraPaths: ({ op, ok, problem }) => ({
       '/api/v1/legacy/{thing_id}': {
         get: op({
@@ -30,7 +34,10 @@ const withLegacy = () =>
           scope: 'runs:read',
           deprecation: { since: SINCE, sunset: SUNSET, successor: '/api/v1/runs/{run_id}' },
           requestParams: { path: z.object({ thing_id: z.string() }) },
-          responses: { '200': ok(z.object({ id: z.string() }), 'The thing.'), '404': problem('No such thing.') },
+          responses: {
+            '200': ok(z.object({ id: z.string() }), 'The thing.', { id: 't_1' }),
+            '404': problem(['not_found'], 'No such thing (not_found).'),
+          },
         }),
       },
     }),
@@ -109,11 +116,12 @@ describe('deprecation', () => {
     expect(post.headers.get('deprecation')).toBeNull();
   });
 
-  it('refuses a deprecation that gives less than the 12 months API.md promises', () => {
+  it('refuses a deprecation that gives less than the 12 months the API promises', () => {
     expect(() => checkDeprecation({ since: SINCE, sunset: '2026-06-01T00:00:00Z' })).toThrow(/less than 12 months/);
     expect(() => checkDeprecation({ since: 'soon', sunset: SUNSET })).toThrow(/RFC 3339/);
     expect(() =>
       buildOpenApiDocument({
+        problems,
         extraPaths: ({ op }) => ({
           '/api/v1/x': {
             get: op({
@@ -131,7 +139,7 @@ describe('deprecation', () => {
   it('the production document (served and committed) has no test operation and nothing deprecated today', () => {
     const committed = JSON.parse(readFileSync(path.resolve(__dirname, '../openapi/openapi.json'), 'utf8'));
     expect(Object.keys(committed.paths).filter((p) => p.includes('legacy'))).toEqual([]);
-    expect(deprecatedOperations(buildOpenApiDocument())).toEqual([]);
+    expect(deprecatedOperations(buildOpenApiDocument({ problems }))).toEqual([]);
     expect(deprecatedOperations(committed)).toEqual([]);
     expect(committed.components.headers.Deprecation).toBeUndefined();
   });

@@ -6,11 +6,13 @@ import { launchChromium } from './helpers/browser';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { call } from './helpers/http';
+import { ERROR_STATUS, problemTypes } from '@svc/domain';
 
 /**
  * The API reference page `GET /docs`: Swagger UI from the swagger-ui-dist package, served by the
  * gateway itself (no CDN) under a strict Content-Security-Policy, rendering the same document
- * as /api/v1/openapi.json. Checked over HTTP and in a real headless Chromium.
+ * as /api/v1/openapi.json; and the pages problem `type` URIs point at, under /docs/problems.
+ * Checked over HTTP and in a real headless Chromium.
  */
 
 let stack: TestStack;
@@ -89,6 +91,62 @@ describe('GET /docs', () => {
       await page.screenshot({ path: path.join(os.tmpdir(), 'svc-docs.png'), fullPage: false });
       expect(problems).toEqual([]);
       expect(requests.filter((u) => !u.startsWith(stack.url) && !u.startsWith('data:'))).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('GET /docs/problems/<code>', () => {
+  it('resolves the type URI of a problem the API answers with to a page explaining its code', async () => {
+    const { key } = await stack.tenant();
+    const missing = await stack.api('GET', '/api/v1/runs/run_doesnotexist', { key });
+    expect(missing.body).toMatchObject({ code: 'run_not_found', type: `${stack.url}/docs/problems/run-not-found` });
+    const page = await call(missing.body.type);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.body).toContain('<h1>Run not found</h1>');
+    expect(page.body).toContain('HTTP 404');
+    expect(page.body).toContain('<code>run_not_found</code>');
+    expect(page.body).not.toMatch(/<script/);
+  });
+
+  it('has a page for every code of the service, an index linking them, and sends the code spelling to its page', async () => {
+    const problems = problemTypes(stack.url);
+    expect(problems.map((p) => p.code)).toEqual(Object.keys(ERROR_STATUS));
+    const index = await call(`${stack.url}/docs/problems`);
+    expect(index.status).toBe(200);
+    for (const p of problems) {
+      const page = await call(p.type);
+      expect({ code: p.code, status: page.status, title: (page.body as string).includes(`<h1>${p.title}</h1>`) }).toEqual({
+        code: p.code,
+        status: 200,
+        title: true,
+      });
+      expect(index.body).toContain(`href="/docs/problems/${p.slug}"`);
+    }
+    const snake = await call(`${stack.url}/docs/problems/run_not_found`);
+    expect(snake.status).toBe(301);
+    expect(snake.headers.get('location')).toBe('/docs/problems/run-not-found');
+    expect((await call(`${stack.url}/docs/problems/no-such-code`)).status).toBe(404);
+  });
+
+  it('renders in headless Chromium with no CSP violation or script error', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    try {
+      await page.goto(`${stack.url}/docs/problems/rate-limited`, { waitUntil: 'load' });
+      expect(await page.textContent('h1')).toBe('Rate limited');
+      expect(await page.textContent('main')).toContain('Retry-After');
+      await page.click('text=All error codes');
+      await page.waitForURL(`${stack.url}/docs/problems`);
+      expect(await page.$$eval('tbody tr', (rows) => rows.length)).toBe(Object.keys(ERROR_STATUS).length);
+      expect(problems).toEqual([]);
     } finally {
       await page.close();
     }

@@ -2,30 +2,51 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildOpenApiDocument, CURSOR_PATTERN, IDEMPOTENCY_KEY_PATTERN } from '@svc/contract';
-import { decodeCursor, encodeCursor } from '@svc/domain';
+import { buildOpenApiDocument, CURSOR_PATTERN, DEFAULT_BASE_URL, IDEMPOTENCY_KEY_PATTERN } from '@svc/contract';
+import { decodeCursor, encodeCursor, ERROR_STATUS, problemTypes } from '@svc/domain';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
 /**
- * The committed OpenAPI document (openapi/openapi.json) is the server's real contract: generated
- * from the Zod schemas the gateway validates with, unchanged since, clean under a real OpenAPI
- * linter, covering every route of the gateway, and the document the gateway serves.
+ * The committed OpenAPI documents (openapi/openapi.json, and its 3.0 rendering openapi-3.0.json)
+ * are the server's real contract: generated from the Zod schemas the gateway validates with,
+ * unchanged since, clean under a real OpenAPI linter, covering every route of the gateway, in the
+ * shapes every common client generator takes whole, and the documents the gateway serves.
  */
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const COMMITTED = path.join(ROOT, 'openapi/openapi.json');
-const REGENERATE = 'run `npm run openapi` and commit openapi/ (the document is generated from packages/contract)';
+const COMMITTED_30 = path.join(ROOT, 'openapi/openapi-3.0.json');
+const REGENERATE = 'run `npm run openapi` and commit openapi/ (the documents are generated from packages/contract)';
 
 type Doc = ReturnType<typeof buildOpenApiDocument>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-function operations(doc: Doc): Array<{ key: string; op: Record<string, any> }> {
+function operations(doc: Doc, section: 'paths' | 'webhooks' = 'paths'): Array<{ key: string; op: Record<string, any> }> {
   const out: Array<{ key: string; op: Record<string, any> }> = [];
-  for (const [p, item] of Object.entries(doc.paths ?? {})) {
+  for (const [p, item] of Object.entries(doc[section] ?? {})) {
     for (const m of METHODS) if (item[m]) out.push({ key: `${m.toUpperCase()} ${p}`, op: item[m] as Record<string, any> });
   }
+  return out;
+}
+
+/** The documents as the gateway at `baseUrl` builds them. */
+const documentsFor = (baseUrl: string) => {
+  const problems = problemTypes(baseUrl);
+  return {
+    v31: JSON.parse(JSON.stringify(buildOpenApiDocument({ baseUrl, problems }))) as Doc,
+    v30: JSON.parse(JSON.stringify(buildOpenApiDocument({ baseUrl, problems, openapiVersion: '3.0.3' }))) as Doc,
+  };
+};
+
+/** Every schema object of a document, with its JSON pointer (examples are values, not schemas). */
+function schemaNodes(node: unknown, pointer = ''): Array<{ pointer: string; schema: Record<string, any> }> {
+  if (!node || typeof node !== 'object') return [];
+  const out: Array<{ pointer: string; schema: Record<string, any> }> = [];
+  const obj = node as Record<string, any>;
+  if (typeof obj.type === 'string' || Array.isArray(obj.type) || obj.anyOf || obj.$ref) out.push({ pointer, schema: obj });
+  for (const [k, v] of Object.entries(obj)) if (k !== 'example' && k !== 'examples') out.push(...schemaNodes(v, `${pointer}/${k}`));
   return out;
 }
 
@@ -58,13 +79,26 @@ function gatewayRoutes(): Map<string, string | null> {
 
 describe('the committed OpenAPI document', () => {
   const committed = JSON.parse(readFileSync(COMMITTED, 'utf8')) as Doc;
+  const committed30 = JSON.parse(readFileSync(COMMITTED_30, 'utf8')) as Doc;
 
-  it('is exactly what the contract generates', async () => {
+  it('is exactly what the contract generates, as OpenAPI 3.1 and as OpenAPI 3.0', async () => {
     // The schemas as they are in the source…
-    const generated = JSON.parse(JSON.stringify(buildOpenApiDocument()));
-    if (JSON.stringify(generated) !== JSON.stringify(committed)) {
-      expect({ hint: REGENERATE, document: committed }).toEqual({ hint: REGENERATE, document: generated });
+    const generated = documentsFor(DEFAULT_BASE_URL);
+    for (const [file, document, fresh] of [
+      ['openapi.json', committed, generated.v31],
+      ['openapi-3.0.json', committed30, generated.v30],
+    ] as const) {
+      if (JSON.stringify(fresh) !== JSON.stringify(document)) {
+        expect({ hint: REGENERATE, file, document }).toEqual({ hint: REGENERATE, file, document: fresh });
+      }
     }
+    expect(committed.openapi).toBe('3.1.0');
+    expect(committed30.openapi).toBe('3.0.3');
+    // The same contract: the same operations, schemas and examples.
+    expect(operations(committed30).map((o) => o.key)).toEqual(operations(committed).map((o) => o.key));
+    expect(Object.keys(committed30.components!.schemas!)).toEqual(
+      Object.keys(committed.components!.schemas!).filter((n) => n !== 'WebhookEvent'),
+    );
     // …and byte for byte as the generator writes it (built contract, formatting, types).
     const check = await exec(process.execPath, [path.join(ROOT, 'scripts/generate-openapi.js'), '--check']).then(
       () => '',
@@ -73,29 +107,32 @@ describe('the committed OpenAPI document', () => {
     expect(check).toBe('');
   });
 
-  it('passes the Redocly OpenAPI linter with no error and no warning', async () => {
-    const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-    const result = await exec(
-      process.execPath,
-      [cli, 'lint', COMMITTED, '--config', path.join(ROOT, 'openapi/redocly.yaml'), '--format', 'json'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-        maxBuffer: 16 * 1024 * 1024,
-      },
-    ).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-    );
-    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
-      totals: { errors: number; warnings: number };
-      problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
-    };
-    const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
-    expect(problems).toEqual([]);
-    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-    expect(result.code).toBe(0);
-  });
+  it.each([COMMITTED, COMMITTED_30])(
+    '%s passes the Redocly OpenAPI linter with no error and no warning (examples included)',
+    async (file) => {
+      const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
+      const result = await exec(
+        process.execPath,
+        [cli, 'lint', file, '--config', path.join(ROOT, 'openapi/redocly.yaml'), '--format', 'json'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      ).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+      const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
+        totals: { errors: number; warnings: number };
+        problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+      };
+      const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+      expect(problems).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+      expect(result.code).toBe(0);
+    },
+  );
 
   it('documents every route of /api/v1 and /hooks the gateway registers, with the scope the route requires', () => {
     const routes = gatewayRoutes();
@@ -167,10 +204,109 @@ describe('the committed OpenAPI document', () => {
       const headers = item.post.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name);
       expect({ name, headers }).toEqual({
         name,
-        headers: expect.arrayContaining(['Svc-Signature', 'Svc-Event-Id', 'Svc-Event-Type', 'Svc-Delivery-Id', 'Svc-Delivery-Attempt']),
+        headers: expect.arrayContaining([
+          'Svc-Signature',
+          'Svc-Event-Id',
+          'Svc-Event-Type',
+          'Svc-Delivery-Id',
+          'Svc-Delivery-Attempt',
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
+        ]),
       });
       expect(item.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
     }
+  });
+
+  it('lists every error code as an enum, and each answer lists the codes of its own status', () => {
+    const schema = committed.components!.schemas!.Problem as Record<string, any>;
+    expect(schema.properties.code.enum).toEqual(Object.keys(ERROR_STATUS));
+    for (const { key, op } of operations(committed)) {
+      for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+        if (Number(status) < 400) continue;
+        const examples = response.content['application/problem+json'].examples as Record<string, { value: Record<string, any> }>;
+        expect({ key, status, codes: Object.keys(examples).length > 0 }).toEqual({ key, status, codes: true });
+        for (const [code, { value }] of Object.entries(examples)) {
+          expect({ key, code, status: value.status, type: value.type }).toEqual({
+            key,
+            code,
+            status: ERROR_STATUS[code as keyof typeof ERROR_STATUS],
+            type: `${DEFAULT_BASE_URL}/docs/problems/${code.replace(/_/g, '-')}`,
+          });
+          expect(value.status).toBe(Number(status));
+        }
+        if (op['x-required-scope'] && status === '403') {
+          expect({ key, codes: Object.keys(examples) }).toEqual({
+            key,
+            codes: expect.arrayContaining(['insufficient_scope', 'browser_requests_not_allowed']),
+          });
+        }
+      }
+    }
+    // docs/api.md lists them all too.
+    const page = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
+    expect(Object.keys(ERROR_STATUS).filter((code) => !page.includes(`\`${code}\``))).toEqual([]);
+    const start = committed.paths!['/api/v1/workflows/{workflow_id}/runs']!.post!.responses as Record<string, any>;
+    expect(Object.keys(start['403'].content['application/problem+json'].examples)).toContain('plan_does_not_allow_runs');
+    expect(Object.keys(start['429'].content['application/problem+json'].examples)).toEqual(['rate_limited', 'queue_full']);
+  });
+
+  it('takes the shapes every common generator reads: camelCase ids, one nullability, plain JSON fields, bounds, examples, a server variable', () => {
+    for (const { key, op } of [...operations(committed), ...operations(committed, 'webhooks')]) {
+      expect({ key, id: op.operationId }).toEqual({ key, id: expect.stringMatching(/^[a-z][a-zA-Z0-9]*$/) });
+      for (const media of Object.values(op.requestBody?.content ?? {}) as Array<Record<string, unknown>>) {
+        expect({ key, example: media.example !== undefined }).toEqual({ key, example: true });
+      }
+      for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+        for (const media of Object.values(response.content ?? {}) as Array<Record<string, unknown>>) {
+          expect({ key, status, example: media.example !== undefined || media.examples !== undefined }).toEqual({
+            key,
+            status,
+            example: true,
+          });
+        }
+      }
+    }
+    // Nullable values are spelled one way: anyOf with {type: null}; no type arrays, no recursion, no propertyNames.
+    const nodes = schemaNodes(committed);
+    expect(nodes.filter(({ schema }) => Array.isArray(schema.type)).map((n) => n.pointer)).toEqual([]);
+    for (const { pointer, schema } of nodes.filter((n) => n.schema.anyOf)) {
+      expect({ pointer, anyOf: schema.anyOf.length, last: schema.anyOf.at(-1) }).toEqual({ pointer, anyOf: 2, last: { type: 'null' } });
+    }
+    expect(JSON.stringify(committed)).not.toMatch(/propertyNames|JsonValue/);
+    // Integers are never negative here (durations, counts, attempts, statuses) and say their width.
+    const integers = nodes.filter((n) => n.schema.type === 'integer');
+    expect(integers.length).toBeGreaterThan(10);
+    for (const { pointer, schema } of integers) {
+      expect({ pointer, minimum: schema.minimum >= 0, format: schema.format }).toEqual({
+        pointer,
+        minimum: true,
+        format: expect.stringMatching(/^int(32|64)$/),
+      });
+    }
+    // Customer data is any JSON, in the plainest schema: an open object or the empty schema.
+    const schemas = committed.components!.schemas! as Record<string, any>;
+    const anyObject = expect.objectContaining({ type: 'object', additionalProperties: true });
+    expect(schemas.StartRunRequest.properties.input).toEqual(anyObject);
+    expect(schemas.Run.properties.input).toEqual(anyObject);
+    expect(schemas.TriggerPayload).toEqual(anyObject);
+    for (const [name, field] of [
+      ['Run', 'output'],
+      ['Step', 'output'],
+      ['Review', 'data'],
+      ['WebhookEvent', 'data'],
+    ]) {
+      expect({ name, field, schema: Object.keys(schemas[name].properties[field]) }).toEqual({ name, field, schema: ['description'] });
+    }
+    expect(committed.servers).toEqual([
+      {
+        url: '{base_url}',
+        description: 'The gateway.',
+        variables: { base_url: { default: DEFAULT_BASE_URL, description: expect.stringContaining('BASE_URL') } },
+      },
+    ]);
+    expect(committed30.servers).toEqual(committed.servers);
   });
 
   it('publishes exactly the cursors the server accepts (every value of the pattern, nothing else)', () => {
@@ -198,15 +334,23 @@ describe('the committed OpenAPI document', () => {
       await stack?.stop();
     });
 
-    it('GET /api/v1/openapi.json (no key) is the committed document with this gateway as its server', async () => {
+    it('GET /api/v1/openapi.json and /api/v1/openapi-3.0.json (no key) are the committed documents with this gateway as their server', async () => {
       const r = await stack.api('GET', '/api/v1/openapi.json');
       expect(r.status).toBe(200);
       expect(r.headers.get('request-id')).toMatch(/^req_/);
-      // The gateway's BASE_URL as configured when the app was built (the test stack learns its port later).
-      expect(r.body.servers).toEqual([
-        { url: expect.stringMatching(/^http:\/\/(localhost|127\.0\.0\.1):\d+$/), description: 'The gateway serving this document.' },
-      ]);
-      expect({ ...r.body, servers: committed.servers }).toEqual(committed);
+      // The gateway's BASE_URL is the default of the server variable, and the base of problem type URIs.
+      const baseUrl = r.body.servers[0].variables.base_url.default as string;
+      expect(baseUrl).toBe(stack.url);
+      const expected = documentsFor(baseUrl);
+      expect(r.body).toEqual(expected.v31);
+      const r30 = await stack.api('GET', '/api/v1/openapi-3.0.json');
+      expect(r30.status).toBe(200);
+      expect(r30.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(r30.body).toEqual(expected.v30);
+      // Only the server and the problem type URIs (under the server) differ from the committed documents.
+      const relative = (doc: unknown) => JSON.stringify(doc).replaceAll(baseUrl, DEFAULT_BASE_URL);
+      expect(relative(r.body)).toBe(JSON.stringify(committed));
+      expect(relative(r30.body)).toBe(JSON.stringify(committed30));
     });
 
     it('refuses what the document refuses: U+0000 in run input (422, not 500), Idempotency-Key per its pattern', async () => {

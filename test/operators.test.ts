@@ -6,7 +6,7 @@ import { closedExecution } from './helpers/runs';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
-// API.md §12: what an operator does in the Temporal UI (here: Temporal's client doing the same)
+// What an operator does in the Temporal UI (here: Temporal's client doing the same)
 // is true in svc.
 let stack: TestStack;
 let key: string;

@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { createApiKey, SCOPES } from '@svc/domain';
 import { greet } from './helpers/fixtures';
-import { ROOT } from './helpers/processes';
+import { svcCli } from './helpers/cli';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 import { visibilityCaughtUp } from './helpers/visibility';
@@ -15,24 +13,20 @@ afterAll(async () => {
   await stack.stop();
 });
 
-/** The real `svc` bin, as an operator runs it. */
+/** The real `svc` bin, as an operator runs it, without blocking this process (it serves the test's requests). */
 function svc(args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args, '--json'], {
-    env: process.env,
-    encoding: 'utf8',
-  });
-  return { code: r.status, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
+  return svcCli([...args, '--json']);
 }
 
-function svcOk(args: string[]) {
-  const r = svc(args);
+async function svcOk(args: string[]) {
+  const r = await svc(args);
   if (r.code !== 0) throw new Error(`svc ${args.join(' ')} failed: ${r.stderr}`);
   return r.json();
 }
 
 /** A workspace made with `svc workspace create --plan`, and a key holding every scope. */
 async function workspaceOn(plan: string) {
-  const ws = svcOk(['workspace', 'create', '--name', `plans-${plan}`, '--plan', plan]);
+  const ws = await svcOk(['workspace', 'create', '--name', `plans-${plan}`, '--plan', plan]);
   const key = await createApiKey(stack.db.prisma, { workspaceId: ws.id, name: 'plans', scopes: [...SCOPES] });
   return { workspaceId: ws.id as string, key: key.key, plan: ws.plan as string };
 }
@@ -61,7 +55,7 @@ describe('plans', () => {
   it('takes custom figures on enterprise only (svc workspace set-plan)', async () => {
     const t = await workspaceOn('pro');
     expect(t.plan).toBe('pro');
-    expect(svcOk(['workspace', 'set-plan', t.workspaceId, 'enterprise', '--rate-limit', '7', '--concurrency', '3'])).toMatchObject({
+    expect(await svcOk(['workspace', 'set-plan', t.workspaceId, 'enterprise', '--rate-limit', '7', '--concurrency', '3'])).toMatchObject({
       plan: 'enterprise',
       rate_limit_per_min: 7,
       concurrency: 3,
@@ -69,17 +63,20 @@ describe('plans', () => {
     const r = await stack.api('GET', '/api/v1/workflows', { key: t.key });
     expect(r.headers.get('ratelimit-policy')).toBe('"key";q=7;w=60, "workspace";q=14;w=60');
 
-    const refused = svc(['workspace', 'set-plan', t.workspaceId, 'business', '--rate-limit', '7']);
+    const refused = await svc(['workspace', 'set-plan', t.workspaceId, 'business', '--rate-limit', '7']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/enterprise/);
-    expect(svc(['workspace', 'set-plan', t.workspaceId, 'platinum']).code).not.toBe(0);
+    expect((await svc(['workspace', 'set-plan', t.workspaceId, 'platinum'])).code).not.toBe(0);
     // Nothing changed by the refused commands.
     expect((await stack.api('GET', '/api/v1/workflows', { key: t.key })).headers.get('ratelimit-policy')).toBe(
       '"key";q=7;w=60, "workspace";q=14;w=60',
     );
 
     // Leaving enterprise drops the custom figures.
-    expect(svcOk(['workspace', 'set-plan', t.workspaceId, 'business'])).toMatchObject({ rate_limit_per_min: null, concurrency: null });
+    expect(await svcOk(['workspace', 'set-plan', t.workspaceId, 'business'])).toMatchObject({
+      rate_limit_per_min: null,
+      concurrency: null,
+    });
     expect((await stack.api('GET', '/api/v1/workflows', { key: t.key })).headers.get('ratelimit-policy')).toBe(
       '"key";q=900;w=60, "workspace";q=1800;w=60',
     );
@@ -125,12 +122,12 @@ describe('the free plan', () => {
     const wf = await stack.apply(t.workspaceId, greet);
     expect((await start(wf.id, t.key)).status).toBe(403);
 
-    svcOk(['workspace', 'set-plan', t.workspaceId, 'basic']);
+    await svcOk(['workspace', 'set-plan', t.workspaceId, 'basic']);
     const started = await start(wf.id, t.key);
     expect(started.status).toBe(201);
     expect(started.headers.get('ratelimit-policy')).toBe('"key";q=120;w=60, "workspace";q=240;w=60');
 
-    svcOk(['workspace', 'set-plan', t.workspaceId, 'free']);
+    await svcOk(['workspace', 'set-plan', t.workspaceId, 'free']);
     const refused = await start(wf.id, t.key);
     expect([refused.status, refused.body.code]).toEqual([403, 'plan_does_not_allow_runs']);
     expect(await stack.db.prisma.run.count({ where: { workspaceId: t.workspaceId } })).toBe(1);

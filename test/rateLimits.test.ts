@@ -1,13 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
-import path from 'node:path';
 import { Agent } from 'undici';
 import { createApiKey, SCOPES } from '@svc/domain';
 import { greet, waitFor } from './helpers/fixtures';
 import { apiCall } from './helpers/http';
 import type { ApiCallOptions, HttpAnswer } from './helpers/http';
-import { ROOT, spawnApp } from './helpers/processes';
+import { svcCli } from './helpers/cli';
+import { spawnApp } from './helpers/processes';
 import type { Spawned } from './helpers/processes';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -43,13 +42,11 @@ function send(base: string, method: string, p: string, opts: ApiCallOptions & { 
 }
 
 /** The real `svc` bin, as an operator runs it. */
-function svc(args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'apps/cli/bin/svc.js'), ...args, '--json'], {
-    env: process.env,
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`svc ${args.join(' ')} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+/** The real `svc` bin, without blocking this process: it also serves the requests the test makes. */
+async function svc(args: string[]) {
+  const r = await svcCli([...args, '--json']);
+  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} failed: ${r.stderr}`);
+  return r.json();
 }
 
 /** An enterprise workspace with a small custom figure, and `keys` keys holding every scope. */
@@ -274,18 +271,18 @@ describe('per key and per workspace', () => {
     for (let i = 0; i < 3; i++) expect((await stack.api('GET', '/api/v1/workflows', { key })).status).toBe(200);
     expectRateLimited(await stack.api('GET', '/api/v1/workflows', { key }), 'key');
 
-    expect(svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '6'])).toMatchObject({ rate_limit_per_min: 6 });
+    expect(await svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '6'])).toMatchObject({ rate_limit_per_min: 6 });
     const raised = await stack.api('GET', '/api/v1/workflows', { key });
     expect(raised.status).toBe(200);
     expect(raised.headers.get('ratelimit-policy')).toBe('"key";q=6;w=60, "workspace";q=12;w=60');
     expect(rateLimit(raised).remaining).toBe(2);
 
-    svc(['workspace', 'set-plan', workspaceId, 'basic']);
+    await svc(['workspace', 'set-plan', workspaceId, 'basic']);
     const basic = await stack.api('GET', '/api/v1/workflows', { key });
     expect(basic.headers.get('ratelimit-policy')).toBe('"key";q=120;w=60, "workspace";q=240;w=60');
     expect(rateLimit(basic).remaining).toBe(115);
 
-    svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '2']);
+    await svc(['workspace', 'set-plan', workspaceId, 'enterprise', '--rate-limit', '2']);
     expectRateLimited(await stack.api('GET', '/api/v1/workflows', { key }), 'key');
   });
 });

@@ -94,5 +94,5 @@ it("one workspace's redaction-heavy runs delay another's one-step run only brief
   expect(attacks[0]).toMatchObject({ status: 'failed', error: { code: 'step_output_too_large' } });
   // Generous for a loaded 2-core machine (the attack's evaluations take CPU too); a redaction
   // quadratic in the markers held the thread for minutes.
-  expect(underAttack).toBeLessThan(Math.max(8 * baseline, baseline + 4_000));
+  expect(underAttack).toBeLessThan(Math.max(8 * baseline, baseline + 10_000));
 });

@@ -12,7 +12,7 @@ import { rawExchange } from './helpers/rawHttp';
 import { visibilityCaughtUp } from './helpers/visibility';
 
 /**
- * The inbound webhook trigger (API.md §6) against the real gateway, PostgreSQL and
+ * The inbound webhook trigger against the real gateway, PostgreSQL and
  * Temporal. After every refusal the workflow has no run in PostgreSQL and none in
  * Temporal; each block ends with an accepted request on the same workflow, so the
  * counting itself is shown to see runs.

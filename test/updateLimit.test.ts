@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
-import { findFreePort, SEARCH_ATTRIBUTES, startTemporalDevServer } from '@svc/devstack';
 import type { TemporalDevServer } from '@svc/devstack';
 import { isResourceExhausted, waitForSettleUpdate } from '@svc/temporal';
+import { dedicatedTemporal } from './helpers/dedicatedTemporal';
 import { slow } from './helpers/fixtures';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
@@ -26,13 +26,7 @@ let probeConnection: Connection;
 let probe: Client;
 
 beforeAll(async () => {
-  server = await startTemporalDevServer({
-    cliPath: process.env.TEMPORAL_CLI_PATH!,
-    port: await findFreePort(),
-    headless: true,
-    searchAttributes: SEARCH_ATTRIBUTES,
-    dynamicConfig: { 'history.maxInFlightUpdates': LIMIT },
-  });
+  server = await dedicatedTemporal({ 'history.maxInFlightUpdates': LIMIT });
   stack = await startStack({ TEMPORAL_ADDRESS: server.address, RUN_WAIT_TIMEOUT_MS: '5000' });
   ({ key, workspaceId } = await stack.tenant());
   probeConnection = await Connection.connect({ address: server.address, interceptors: [] });

@@ -148,7 +148,7 @@ describe('webhook endpoints API', () => {
       disabled_reason: null,
     });
     expect(created.body.id).toMatch(/^we_/);
-    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // base64 of 32 key bytes (Standard Webhooks)
     const id = created.body.id;
 
     // Stored sealed, never in clear.
@@ -236,7 +236,7 @@ describe('webhook endpoints API', () => {
 });
 
 describe('delivery', () => {
-  it('signs as API.md §7 says; the README example verifies it; the payload is the run with steps, secrets removed', async () => {
+  it('signs as documented; the documented example verifies it; the payload is the run with steps, secrets removed', async () => {
     const t = await tenant();
     await setSecret(stack.db.prisma, stack.box, { workspaceId: t.workspaceId, name: 'TOKEN', value: 'tok-s3cr3t-value' });
     const wf = await stack.apply(t.workspaceId, {
@@ -847,7 +847,7 @@ describe('workflow.updated from `svc workflows apply`', () => {
     });
     expect(verifySvcWebhook(req.raw, req.headers['svc-signature'], ep.secret)).toBe(true);
 
-    // `svc deliveries list --endpoint` (API.md §10) shows the same log.
+    // `svc deliveries list --endpoint` shows the same log.
     await waitFor(
       () => deliveriesOf({ ...t, workflowId: '' }, ep.id, '?status=succeeded'),
       (l) => l.length === 1,

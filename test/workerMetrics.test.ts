@@ -9,7 +9,7 @@ import type { Spawned } from './helpers/processes';
 import { startStack } from './helpers/stack';
 import type { TestStack } from './helpers/stack';
 
-/** The worker's Prometheus endpoint (API.md §12): the SDK's own metrics and svc's, after real runs. */
+/** The worker's Prometheus endpoint: the SDK's own metrics and svc's, after real runs. */
 
 const NET = { OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', OUTBOUND_ALLOW_HTTP: 'true' };
 let stack: TestStack;

@@ -261,10 +261,30 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * This document
+     * This document, as OpenAPI 3.1
      * @description No API key needed. The same document, for people, is rendered at `/docs`.
      */
     get: operations['getOpenApiDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/openapi-3.0.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This document, as OpenAPI 3.0
+     * @description No API key needed. The same contract for client generators that cannot read OpenAPI 3.1, without the `webhooks` section.
+     */
+    get: operations['getOpenApi30Document'];
     put?: never;
     post?: never;
     delete?: never;
@@ -288,7 +308,7 @@ export interface webhooks {
      * run.succeeded — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_run_succeeded'];
+    post: operations['onRunSucceeded'];
     delete?: never;
     options?: never;
     head?: never;
@@ -308,7 +328,7 @@ export interface webhooks {
      * run.failed — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_run_failed'];
+    post: operations['onRunFailed'];
     delete?: never;
     options?: never;
     head?: never;
@@ -328,7 +348,7 @@ export interface webhooks {
      * run.cancelled — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_run_cancelled'];
+    post: operations['onRunCancelled'];
     delete?: never;
     options?: never;
     head?: never;
@@ -348,7 +368,7 @@ export interface webhooks {
      * run.waiting_for_review — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_run_waiting_for_review'];
+    post: operations['onRunWaitingForReview'];
     delete?: never;
     options?: never;
     head?: never;
@@ -368,7 +388,7 @@ export interface webhooks {
      * review.decided — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_review_decided'];
+    post: operations['onReviewDecided'];
     delete?: never;
     options?: never;
     head?: never;
@@ -388,7 +408,7 @@ export interface webhooks {
      * workflow.updated — sent to endpoints subscribed to it
      * @description POSTed to the endpoint URL with `Content-Type: application/json` and a `User-Agent: Svc-Webhooks/1.0`. Success is a 2xx within 15 s; redirects are not followed; failures are retried with jittered backoff for about 24 h (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not guaranteed and duplicates can occur: dedupe on the event id.
      */
-    post: operations['event_workflow_updated'];
+    post: operations['onWorkflowUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -399,7 +419,7 @@ export interface webhooks {
 export interface components {
   schemas: {
     StartRunRequest: {
-      /** @description The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. No string in it may contain U+0000. */
+      /** @description The run input: any JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. No string in it may contain U+0000. */
       input: {
         [key: string]: unknown;
       };
@@ -418,10 +438,8 @@ export interface components {
     };
     /** @description Any JSON object, at most 256 KB (262144 bytes) as sent, with no U+0000 in any string; it becomes the run's `input`. */
     TriggerPayload: {
-      [key: string]: components['schemas']['JsonValue'];
+      [key: string]: unknown;
     };
-    /** @description Any JSON value; no string in it (value or key) may contain U+0000. */
-    JsonValue: unknown;
     CreateWebhookEndpointRequest: {
       /**
        * @description https only. Literal loopback, private, link-local, CGNAT, metadata, multicast and reserved addresses are refused (422 url_not_allowed); host names are checked on every resolved address when connecting.
@@ -473,6 +491,10 @@ export interface components {
       name: string;
       slug: string;
       description: string;
+      /**
+       * Format: int32
+       * @description Grows by one with every change of the definition.
+       */
       version: number;
       input_schema: {
         [key: string]: unknown;
@@ -501,48 +523,24 @@ export interface components {
        */
       updated_at: string;
     };
-    /** @description RFC 9457 problem details. Other extension members may be added; clients must ignore the ones they do not know. */
-    Problem: {
-      /** @description Stable URI identifying the problem type (one per code). */
-      type: string;
-      title: string;
-      status: number;
-      detail: string;
-      /**
-       * @description Stable snake_case error code.
-       * @example validation_failed
-       */
-      code: string;
-      request_id: string;
-      /** @description validation_failed / invalid_request: every problem with the path of the field. */
-      errors?: {
-        path: string;
-        message: string;
-      }[];
-      /** @description run_not_cancellable: the status the run is in. */
-      run_status?: string;
-      /**
-       * @description limit_exceeded: the per-workspace cap that was reached.
-       * @enum {string}
-       */
-      limit?: 'webhook_endpoints' | 'secrets' | 'review_assignees';
-      /** @description limit_exceeded: the workspace's figure for that cap. */
-      limit_value?: number;
-    } & {
-      [key: string]: unknown;
-    };
     Run: {
       id: string;
       workflow_id: string;
+      /**
+       * Format: int32
+       * @description The version of the workflow the run is pinned to.
+       */
       workflow_version: number;
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
+      /** @description The input the run was started with: any JSON object. */
       input: {
         [key: string]: unknown;
       };
+      /** @description The result of the workflow's output expression: any JSON value (null until the run succeeds), secrets removed. */
       output: unknown;
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names that step, a review step's too for review_rejected and review_expired), or, for the run itself (step_key null): output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -568,14 +566,18 @@ export interface components {
       type: string;
       /** @enum {string} */
       status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting_for_review' | 'cancelled';
+      /**
+       * Format: int32
+       * @description How many times the step was tried (0 before it starts).
+       */
       attempts: number;
       started_at: string | null;
       finished_at: string | null;
       duration_ms: number | null;
-      /** @description Secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset or holds U+0000. */
+      /** @description What the step produced: any JSON value (null until it succeeds), secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset or holds U+0000. */
       output: unknown;
       error: {
-        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed. */
+        /** @description A stable snake_case code. Steps: http_status (non-2xx, not in allow_status), http_timeout, http_connection, http_dns, http_tls, http_blocked_address (SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB as JSON), review_rejected and review_expired (a review step), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed. */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -589,6 +591,7 @@ export interface components {
       title: string;
       instructions: string;
       assignees: string[];
+      /** @description What the reviewer is shown: any JSON value (the step's `data` expression), secrets removed. */
       data: unknown;
       /**
        * Format: date-time
@@ -624,11 +627,15 @@ export interface components {
     RunSummary: {
       id: string;
       workflow_id: string;
+      /**
+       * Format: int32
+       * @description The version of the workflow the run is pinned to.
+       */
       workflow_version: number;
       /** @enum {string} */
       status: 'queued' | 'running' | 'waiting_for_review' | 'succeeded' | 'failed' | 'cancelled';
       error: {
-        /** @description A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
+        /** @description A stable snake_case code: the failing step's code (step_key names that step, a review step's too for review_rejected and review_expired), or, for the run itself (step_key null): output_too_large, output_too_deep (the run output nested deeper than 64 levels), output_not_storable (the run output holds U+0000 or an unpaired surrogate), expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal). */
         code: string;
         /** @description Secrets removed. */
         message: string;
@@ -727,10 +734,11 @@ export interface components {
       event_type: components['schemas']['EventType'];
       /** @enum {string} */
       status: 'pending' | 'succeeded' | 'failed';
+      /** Format: int32 */
       attempt_count: number;
       next_attempt_at: string | null;
       last_attempt_at: string | null;
-      /** @description 0 = no response. */
+      /** @description The status of the last attempt (0 = no response); null before one. */
       last_response_status: number | null;
       /**
        * Format: date-time
@@ -744,10 +752,11 @@ export interface components {
       event_type: components['schemas']['EventType'];
       /** @enum {string} */
       status: 'pending' | 'succeeded' | 'failed';
+      /** Format: int32 */
       attempt_count: number;
       next_attempt_at: string | null;
       last_attempt_at: string | null;
-      /** @description 0 = no response. */
+      /** @description The status of the last attempt (0 = no response); null before one. */
       last_response_status: number | null;
       /**
        * Format: date-time
@@ -758,19 +767,105 @@ export interface components {
       attempts: components['schemas']['WebhookDeliveryAttempt'][];
     };
     WebhookDeliveryAttempt: {
+      /**
+       * Format: int32
+       * @description 1 for the first attempt, then 2, 3…
+       */
       number: number;
       /**
        * Format: date-time
        * @description RFC 3339 UTC.
        */
       started_at: string;
+      /**
+       * Format: int64
+       * @description Milliseconds, never negative.
+       */
       duration_ms: number;
-      /** @description 0 = no response. */
+      /**
+       * Format: int32
+       * @description 0 = no response.
+       */
       response_status: number;
       /** @description At most 4 KB of the response body. */
       response_body_excerpt: string;
       /** @description Why the attempt failed: timeout (15 s), dns, connection, tls, blocked_address (the host resolved to a refused address), redirect (3xx, never followed), http_error (another non-2xx), internal; null on success. */
       error: ('timeout' | 'dns' | 'connection' | 'tls' | 'blocked_address' | 'redirect' | 'http_error' | 'invalid_url' | 'internal') | null;
+    };
+    /** @description RFC 9457 problem details. Other extension members may be added; clients must ignore the ones they do not know. */
+    Problem: {
+      /**
+       * Format: uri
+       * @description The URI of the page that explains the code: `{base_url}/docs/problems/{code}`, with `-` for `_` in the code.
+       */
+      type: string;
+      /** @description A short summary of the code (the same for every problem with that code). */
+      title: string;
+      /**
+       * Format: int32
+       * @description The HTTP status of the answer.
+       */
+      status: number;
+      /** @description What went wrong with this request. */
+      detail: string;
+      /**
+       * @description The stable snake_case error code.
+       * @enum {string}
+       */
+      code:
+        | 'invalid_json'
+        | 'invalid_request'
+        | 'unauthenticated'
+        | 'invalid_api_key'
+        | 'api_key_revoked'
+        | 'api_key_expired'
+        | 'invalid_trigger_secret'
+        | 'invalid_trigger_signature'
+        | 'insufficient_scope'
+        | 'browser_requests_not_allowed'
+        | 'plan_does_not_allow_runs'
+        | 'ip_not_allowed'
+        | 'required_header_missing'
+        | 'not_found'
+        | 'workflow_not_found'
+        | 'run_not_found'
+        | 'endpoint_not_found'
+        | 'method_not_allowed'
+        | 'run_not_cancellable'
+        | 'review_already_decided'
+        | 'no_pending_review'
+        | 'conflict'
+        | 'payload_too_large'
+        | 'unsupported_media_type'
+        | 'validation_failed'
+        | 'idempotency_key_reused'
+        | 'url_not_allowed'
+        | 'limit_exceeded'
+        | 'rate_limited'
+        | 'queue_full'
+        | 'internal_error'
+        | 'unavailable';
+      /** @description The `Request-Id` of the answer. */
+      request_id: string;
+      /** @description validation_failed / invalid_request: every problem with the path of the field. */
+      errors?: {
+        path: string;
+        message: string;
+      }[];
+      /** @description run_not_cancellable: the status the run is in. */
+      run_status?: string;
+      /**
+       * @description limit_exceeded: the per-workspace cap that was reached.
+       * @enum {string}
+       */
+      limit?: 'webhook_endpoints' | 'secrets' | 'review_assignees';
+      /**
+       * Format: int32
+       * @description limit_exceeded: the workspace's figure for that cap.
+       */
+      limit_value?: number;
+    } & {
+      [key: string]: unknown;
     };
   };
   responses: never;
@@ -825,6 +920,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wf_0123456789abcdefghijklmn",
+           *           "name": "Greet",
+           *           "slug": "greet",
+           *           "description": "Greets a person by name.",
+           *           "version": 3,
+           *           "input_schema": {
+           *             "type": "object",
+           *             "required": [
+           *               "name"
+           *             ],
+           *             "properties": {
+           *               "name": {
+           *                 "type": "string"
+           *               }
+           *             }
+           *           },
+           *           "steps": [
+           *             {
+           *               "key": "shape",
+           *               "name": "shape",
+           *               "type": "transform"
+           *             }
+           *           ],
+           *           "trigger": {
+           *             "url": "http://localhost:8080/hooks/trg_0123456789abcdefghijklmn",
+           *             "auth": {
+           *               "secret": true,
+           *               "signature": false
+           *             }
+           *           },
+           *           "created_at": "2026-02-20T16:02:11.004Z",
+           *           "updated_at": "2026-03-01T08:45:52.918Z"
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': components['schemas']['WorkflowList'];
         };
       };
@@ -844,7 +980,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -866,7 +1005,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -926,6 +1065,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wf_0123456789abcdefghijklmn",
+           *       "name": "Greet",
+           *       "slug": "greet",
+           *       "description": "Greets a person by name.",
+           *       "version": 3,
+           *       "input_schema": {
+           *         "type": "object",
+           *         "required": [
+           *           "name"
+           *         ],
+           *         "properties": {
+           *           "name": {
+           *             "type": "string"
+           *           }
+           *         }
+           *       },
+           *       "steps": [
+           *         {
+           *           "key": "shape",
+           *           "name": "shape",
+           *           "type": "transform"
+           *         }
+           *       ],
+           *       "trigger": {
+           *         "url": "http://localhost:8080/hooks/trg_0123456789abcdefghijklmn",
+           *         "auth": {
+           *           "secret": true,
+           *           "signature": false
+           *         }
+           *       },
+           *       "created_at": "2026-02-20T16:02:11.004Z",
+           *       "updated_at": "2026-03-01T08:45:52.918Z"
+           *     }
+           */
           'application/json': components['schemas']['Workflow'];
         };
       };
@@ -933,7 +1108,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -967,7 +1145,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1033,6 +1211,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "run_0123456789abcdefghijklmn",
+           *           "workflow_id": "wf_0123456789abcdefghijklmn",
+           *           "workflow_version": 3,
+           *           "status": "succeeded",
+           *           "error": null,
+           *           "trigger": "api",
+           *           "idempotency_key": "order-1234-attempt",
+           *           "created_at": "2026-03-02T09:14:07.312Z",
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:14:07.371Z",
+           *           "duration_ms": 41
+           *         }
+           *       ],
+           *       "next_cursor": "AAAAAAAAAGQ"
+           *     }
+           */
           'application/json': components['schemas']['RunList'];
         };
       };
@@ -1052,7 +1250,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1086,7 +1287,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1139,6 +1340,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "input": {
+         *         "name": "Ada"
+         *       },
+         *       "wait": true
+         *     }
+         */
         'application/json': components['schemas']['StartRunRequest'];
       };
     };
@@ -1147,12 +1356,51 @@ export interface operations {
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
+          /** @example true */
           'Idempotent-Replayed': 'true';
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0123456789abcdefghijklmn",
+           *       "workflow_id": "wf_0123456789abcdefghijklmn",
+           *       "workflow_version": 3,
+           *       "status": "succeeded",
+           *       "error": null,
+           *       "trigger": "api",
+           *       "idempotency_key": "order-1234-attempt",
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "started_at": "2026-03-02T09:14:07.330Z",
+           *       "finished_at": "2026-03-02T09:14:07.371Z",
+           *       "duration_ms": 41,
+           *       "input": {
+           *         "name": "Ada"
+           *       },
+           *       "output": {
+           *         "greeting": "hello Ada"
+           *       },
+           *       "steps": [
+           *         {
+           *           "key": "shape",
+           *           "name": "shape",
+           *           "type": "transform",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:14:07.371Z",
+           *           "duration_ms": 12,
+           *           "output": {
+           *             "greeting": "hello Ada"
+           *           },
+           *           "error": null
+           *         }
+           *       ],
+           *       "review": null
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -1162,7 +1410,7 @@ export interface operations {
           'Request-Id': components['headers']['Request-Id'];
           /**
            * @description `/api/v1/runs/{id}`
-           * @example /api/v1/runs/run_0123
+           * @example /api/v1/runs/run_0123456789abcdefghijklmn
            */
           Location: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -1170,6 +1418,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0123456789abcdefghijklmn",
+           *       "workflow_id": "wf_0123456789abcdefghijklmn",
+           *       "workflow_version": 3,
+           *       "status": "succeeded",
+           *       "error": null,
+           *       "trigger": "api",
+           *       "idempotency_key": "order-1234-attempt",
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "started_at": "2026-03-02T09:14:07.330Z",
+           *       "finished_at": "2026-03-02T09:14:07.371Z",
+           *       "duration_ms": 41,
+           *       "input": {
+           *         "name": "Ada"
+           *       },
+           *       "output": {
+           *         "greeting": "hello Ada"
+           *       },
+           *       "steps": [
+           *         {
+           *           "key": "shape",
+           *           "name": "shape",
+           *           "type": "transform",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:14:07.371Z",
+           *           "duration_ms": 12,
+           *           "output": {
+           *             "greeting": "hello Ada"
+           *           },
+           *           "error": null
+           *         }
+           *       ],
+           *       "review": null
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -1189,7 +1475,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1199,7 +1488,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The key lacks the scope (insufficient_scope), or the request came from a browser (browser_requests_not_allowed). */
+      /** @description The workspace's plan does not allow runs (plan_does_not_allow_runs; nothing is created), the key lacks the scope (insufficient_scope), or the request came from a browser (browser_requests_not_allowed). */
       403: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1259,7 +1548,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute; or the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1319,6 +1608,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0123456789abcdefghijklmn",
+           *       "workflow_id": "wf_0123456789abcdefghijklmn",
+           *       "workflow_version": 3,
+           *       "status": "succeeded",
+           *       "error": null,
+           *       "trigger": "api",
+           *       "idempotency_key": "order-1234-attempt",
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "started_at": "2026-03-02T09:14:07.330Z",
+           *       "finished_at": "2026-03-02T09:14:07.371Z",
+           *       "duration_ms": 41,
+           *       "input": {
+           *         "name": "Ada"
+           *       },
+           *       "output": {
+           *         "greeting": "hello Ada"
+           *       },
+           *       "steps": [
+           *         {
+           *           "key": "shape",
+           *           "name": "shape",
+           *           "type": "transform",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:14:07.371Z",
+           *           "duration_ms": 12,
+           *           "output": {
+           *             "greeting": "hello Ada"
+           *           },
+           *           "error": null
+           *         }
+           *       ],
+           *       "review": null
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -1326,7 +1653,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1360,7 +1690,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1420,6 +1750,61 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0123456789abcdefghijklmn",
+           *       "workflow_id": "wf_0123456789abcdefghijklmn",
+           *       "workflow_version": 3,
+           *       "status": "cancelled",
+           *       "error": null,
+           *       "trigger": "api",
+           *       "idempotency_key": null,
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "started_at": "2026-03-02T09:14:07.330Z",
+           *       "finished_at": "2026-03-02T09:14:12.540Z",
+           *       "duration_ms": 5210,
+           *       "input": {
+           *         "order_id": "A-1042",
+           *         "amount": 42
+           *       },
+           *       "output": null,
+           *       "steps": [
+           *         {
+           *           "key": "check",
+           *           "name": "Check the refund",
+           *           "type": "review",
+           *           "status": "cancelled",
+           *           "attempts": 1,
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:14:12.540Z",
+           *           "duration_ms": 5210,
+           *           "output": null,
+           *           "error": null
+           *         }
+           *       ],
+           *       "review": {
+           *         "id": "rev_0123456789abcdefghijklmn",
+           *         "step_key": "check",
+           *         "status": "cancelled",
+           *         "title": "Check the refund",
+           *         "instructions": "Approve refunds under 100 EUR.",
+           *         "assignees": [
+           *           "ops@example.com"
+           *         ],
+           *         "data": {
+           *           "order_id": "A-1042",
+           *           "amount": 42
+           *         },
+           *         "requested_at": "2026-03-02T09:14:07.330Z",
+           *         "expires_at": "2026-03-09T09:14:07.330Z",
+           *         "decision": null,
+           *         "decided_by": null,
+           *         "decided_via": null,
+           *         "decided_at": null,
+           *         "comment": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -1439,7 +1824,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1521,7 +1909,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1572,6 +1960,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "decision": "approve",
+         *       "comment": "Within the limit.",
+         *       "decided_by": "ops@example.com"
+         *     }
+         */
         'application/json': components['schemas']['DecideReviewRequest'];
       };
     };
@@ -1585,6 +1980,66 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0123456789abcdefghijklmn",
+           *       "workflow_id": "wf_0123456789abcdefghijklmn",
+           *       "workflow_version": 3,
+           *       "status": "running",
+           *       "error": null,
+           *       "trigger": "api",
+           *       "idempotency_key": null,
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "started_at": "2026-03-02T09:14:07.330Z",
+           *       "finished_at": null,
+           *       "duration_ms": null,
+           *       "input": {
+           *         "order_id": "A-1042",
+           *         "amount": 42
+           *       },
+           *       "output": null,
+           *       "steps": [
+           *         {
+           *           "key": "check",
+           *           "name": "Check the refund",
+           *           "type": "review",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "started_at": "2026-03-02T09:14:07.330Z",
+           *           "finished_at": "2026-03-02T09:20:41.002Z",
+           *           "duration_ms": 393672,
+           *           "output": {
+           *             "decision": "approved"
+           *           },
+           *           "error": null
+           *         }
+           *       ],
+           *       "review": {
+           *         "id": "rev_0123456789abcdefghijklmn",
+           *         "step_key": "check",
+           *         "status": "approved",
+           *         "title": "Check the refund",
+           *         "instructions": "Approve refunds under 100 EUR.",
+           *         "assignees": [
+           *           "ops@example.com"
+           *         ],
+           *         "data": {
+           *           "order_id": "A-1042",
+           *           "amount": 42
+           *         },
+           *         "requested_at": "2026-03-02T09:14:07.330Z",
+           *         "expires_at": "2026-03-09T09:14:07.330Z",
+           *         "decision": "approved",
+           *         "decided_by": "ops@example.com",
+           *         "decided_via": {
+           *           "type": "api_key",
+           *           "id": "key_0123456789abcdefghijklmn"
+           *         },
+           *         "decided_at": "2026-03-02T09:20:41.002Z",
+           *         "comment": "Within the limit."
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -1604,7 +2059,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1686,7 +2144,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1745,6 +2203,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "order_id": "A-1042",
+         *       "amount": 42
+         *     }
+         */
         'application/json': components['schemas']['TriggerPayload'];
       };
     };
@@ -1753,10 +2217,17 @@ export interface operations {
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
+          /** @example true */
           'Idempotent-Replayed': 'true';
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "run_id": "run_0123456789abcdefghijklmn",
+           *       "status": "queued"
+           *     }
+           */
           'application/json': components['schemas']['TriggerAccepted'];
         };
       };
@@ -1767,6 +2238,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "run_id": "run_0123456789abcdefghijklmn",
+           *       "status": "queued"
+           *     }
+           */
           'application/json': components['schemas']['TriggerAccepted'];
         };
       };
@@ -1810,7 +2287,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Body over 256 KB (262144 bytes). */
+      /** @description Body over 256 KB (262144 bytes) (payload_too_large). */
       413: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1820,7 +2297,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding). */
+      /** @description Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding) (unsupported_media_type). */
       415: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1897,6 +2374,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "we_0123456789abcdefghijklmn",
+           *           "url": "https://hooks.example.com/svc",
+           *           "event_types": [
+           *             "run.succeeded",
+           *             "run.failed"
+           *           ],
+           *           "description": "Order service",
+           *           "status": "enabled",
+           *           "disabled_reason": null,
+           *           "created_at": "2026-03-02T09:14:07.312Z",
+           *           "updated_at": "2026-03-02T09:14:07.312Z"
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -1916,7 +2413,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -1938,7 +2438,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -1987,6 +2487,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/svc",
+         *       "event_types": [
+         *         "run.succeeded",
+         *         "run.failed"
+         *       ],
+         *       "description": "Order service"
+         *     }
+         */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
       };
     };
@@ -1997,7 +2507,7 @@ export interface operations {
           'Request-Id': components['headers']['Request-Id'];
           /**
            * @description `/api/v1/webhook-endpoints/{id}`
-           * @example /api/v1/webhook-endpoints/we_0123
+           * @example /api/v1/webhook-endpoints/we_0123456789abcdefghijklmn
            */
           Location: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -2005,6 +2515,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_0123456789abcdefghijklmn",
+           *       "url": "https://hooks.example.com/svc",
+           *       "event_types": [
+           *         "run.succeeded",
+           *         "run.failed"
+           *       ],
+           *       "description": "Order service",
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "updated_at": "2026-03-02T09:14:07.312Z",
+           *       "secret": "whsec_YW4gZXhhbXBsZSBlbmRwb2ludCBzZWNyZXQgKDMyQik="
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint'];
         };
       };
@@ -2024,7 +2550,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2082,7 +2611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2142,6 +2671,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_0123456789abcdefghijklmn",
+           *       "url": "https://hooks.example.com/svc",
+           *       "event_types": [
+           *         "run.succeeded",
+           *         "run.failed"
+           *       ],
+           *       "description": "Order service",
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "updated_at": "2026-03-02T09:14:07.312Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -2149,7 +2693,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2183,7 +2730,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2248,7 +2795,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2282,7 +2832,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2333,6 +2883,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -2346,6 +2901,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_0123456789abcdefghijklmn",
+           *       "url": "https://hooks.example.com/svc",
+           *       "event_types": [
+           *         "run.succeeded",
+           *         "run.failed"
+           *       ],
+           *       "description": "Order service",
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-03-02T09:14:07.312Z",
+           *       "updated_at": "2026-03-02T09:14:07.312Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -2365,7 +2935,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2435,7 +3008,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2495,6 +3068,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "secret": "whsec_YW4gZXhhbXBsZSBlbmRwb2ludCBzZWNyZXQgKDMyQik=",
+           *       "previous_secret_expires_at": "2026-03-03T09:14:07.312Z"
+           *     }
+           */
           'application/json': components['schemas']['RotatedWebhookSecret'];
         };
       };
@@ -2514,7 +3093,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2584,7 +3166,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2651,10 +3233,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "dlv_0123456789abcdefghijklmn",
+           *           "event_id": "evt_0123456789abcdefghijklmn",
+           *           "event_type": "run.succeeded",
+           *           "status": "succeeded",
+           *           "attempt_count": 1,
+           *           "next_attempt_at": null,
+           *           "last_attempt_at": "2026-03-02T09:14:07.371Z",
+           *           "last_response_status": 200,
+           *           "created_at": "2026-03-02T09:14:07.371Z"
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryList'];
         };
       };
-      /** @description Bad query parameters. */
+      /** @description Bad query parameters (invalid_request). */
       400: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2670,7 +3270,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2704,7 +3307,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2765,6 +3368,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_0123456789abcdefghijklmn",
+           *       "event_id": "evt_0123456789abcdefghijklmn",
+           *       "event_type": "run.succeeded",
+           *       "status": "succeeded",
+           *       "attempt_count": 1,
+           *       "next_attempt_at": null,
+           *       "last_attempt_at": "2026-03-02T09:14:07.371Z",
+           *       "last_response_status": 200,
+           *       "created_at": "2026-03-02T09:14:07.371Z",
+           *       "endpoint_id": "we_0123456789abcdefghijklmn",
+           *       "attempts": [
+           *         {
+           *           "number": 1,
+           *           "started_at": "2026-03-02T09:14:07.371Z",
+           *           "duration_ms": 87,
+           *           "response_status": 200,
+           *           "response_body_excerpt": "ok",
+           *           "error": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryWithAttempts'];
         };
       };
@@ -2772,7 +3399,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2794,7 +3424,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such endpoint or delivery (endpoint_not_found / not_found). */
+      /** @description No such endpoint (endpoint_not_found) or delivery (not_found). */
       404: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2806,7 +3436,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2867,6 +3497,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_0123456789abcdefghijklmn",
+           *       "event_id": "evt_0123456789abcdefghijklmn",
+           *       "event_type": "run.succeeded",
+           *       "status": "pending",
+           *       "attempt_count": 1,
+           *       "next_attempt_at": "2026-03-02T10:00:01.000Z",
+           *       "last_attempt_at": "2026-03-02T09:14:07.371Z",
+           *       "last_response_status": 200,
+           *       "created_at": "2026-03-02T09:14:07.371Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -2886,7 +3529,10 @@ export interface operations {
       401: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
-          /** @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid. */
+          /**
+           * @description `Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.
+           * @example Bearer
+           */
           'WWW-Authenticate': string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
@@ -2908,7 +3554,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No such endpoint or delivery. */
+      /** @description No such endpoint (endpoint_not_found) or delivery (not_found). */
       404: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -2968,7 +3614,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After. */
+      /** @description Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address. See Retry-After. */
       429: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -3017,7 +3663,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OpenAPI 3.1 document. */
+      /** @description The OpenAPI 3.1.0 document. */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -3026,6 +3672,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "svc — Workflow Run API",
+           *         "version": "1.0.0"
+           *       },
+           *       "paths": {}
+           *     }
+           */
           'application/json': {
             [key: string]: unknown;
           };
@@ -3058,7 +3714,67 @@ export interface operations {
       };
     };
   };
-  event_run_succeeded: {
+  getOpenApi30Document: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The OpenAPI 3.0.3 document. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "openapi": "3.0.3",
+           *       "info": {
+           *         "title": "svc — Workflow Run API",
+           *         "version": "1.0.0"
+           *       },
+           *       "paths": {}
+           *     }
+           */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description A browser request (browser_requests_not_allowed). */
+      403: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many unauthenticated requests from this address (rate_limited); see Retry-After. */
+      429: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  onRunSucceeded: {
     parameters: {
       query?: never;
       header: {
@@ -3071,12 +3787,62 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "run.succeeded",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "run_0123456789abcdefghijklmn",
+         *         "workflow_id": "wf_0123456789abcdefghijklmn",
+         *         "workflow_version": 3,
+         *         "status": "succeeded",
+         *         "error": null,
+         *         "trigger": "api",
+         *         "idempotency_key": "order-1234-attempt",
+         *         "created_at": "2026-03-02T09:14:07.312Z",
+         *         "started_at": "2026-03-02T09:14:07.330Z",
+         *         "finished_at": "2026-03-02T09:14:07.371Z",
+         *         "duration_ms": 41,
+         *         "input": {
+         *           "name": "Ada"
+         *         },
+         *         "output": {
+         *           "greeting": "hello Ada"
+         *         },
+         *         "steps": [
+         *           {
+         *             "key": "shape",
+         *             "name": "shape",
+         *             "type": "transform",
+         *             "status": "succeeded",
+         *             "attempts": 1,
+         *             "started_at": "2026-03-02T09:14:07.330Z",
+         *             "finished_at": "2026-03-02T09:14:07.371Z",
+         *             "duration_ms": 12,
+         *             "output": {
+         *               "greeting": "hello Ada"
+         *             },
+         *             "error": null
+         *           }
+         *         ],
+         *         "review": null
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };
@@ -3104,7 +3870,7 @@ export interface operations {
       };
     };
   };
-  event_run_failed: {
+  onRunFailed: {
     parameters: {
       query?: never;
       header: {
@@ -3117,12 +3883,62 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "run.failed",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "run_0123456789abcdefghijklmn",
+         *         "workflow_id": "wf_0123456789abcdefghijklmn",
+         *         "workflow_version": 3,
+         *         "status": "failed",
+         *         "error": null,
+         *         "trigger": "api",
+         *         "idempotency_key": "order-1234-attempt",
+         *         "created_at": "2026-03-02T09:14:07.312Z",
+         *         "started_at": "2026-03-02T09:14:07.330Z",
+         *         "finished_at": "2026-03-02T09:14:07.371Z",
+         *         "duration_ms": 41,
+         *         "input": {
+         *           "name": "Ada"
+         *         },
+         *         "output": {
+         *           "greeting": "hello Ada"
+         *         },
+         *         "steps": [
+         *           {
+         *             "key": "shape",
+         *             "name": "shape",
+         *             "type": "transform",
+         *             "status": "succeeded",
+         *             "attempts": 1,
+         *             "started_at": "2026-03-02T09:14:07.330Z",
+         *             "finished_at": "2026-03-02T09:14:07.371Z",
+         *             "duration_ms": 12,
+         *             "output": {
+         *               "greeting": "hello Ada"
+         *             },
+         *             "error": null
+         *           }
+         *         ],
+         *         "review": null
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };
@@ -3150,7 +3966,7 @@ export interface operations {
       };
     };
   };
-  event_run_cancelled: {
+  onRunCancelled: {
     parameters: {
       query?: never;
       header: {
@@ -3163,12 +3979,62 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "run.cancelled",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "run_0123456789abcdefghijklmn",
+         *         "workflow_id": "wf_0123456789abcdefghijklmn",
+         *         "workflow_version": 3,
+         *         "status": "cancelled",
+         *         "error": null,
+         *         "trigger": "api",
+         *         "idempotency_key": "order-1234-attempt",
+         *         "created_at": "2026-03-02T09:14:07.312Z",
+         *         "started_at": "2026-03-02T09:14:07.330Z",
+         *         "finished_at": "2026-03-02T09:14:07.371Z",
+         *         "duration_ms": 41,
+         *         "input": {
+         *           "name": "Ada"
+         *         },
+         *         "output": {
+         *           "greeting": "hello Ada"
+         *         },
+         *         "steps": [
+         *           {
+         *             "key": "shape",
+         *             "name": "shape",
+         *             "type": "transform",
+         *             "status": "succeeded",
+         *             "attempts": 1,
+         *             "started_at": "2026-03-02T09:14:07.330Z",
+         *             "finished_at": "2026-03-02T09:14:07.371Z",
+         *             "duration_ms": 12,
+         *             "output": {
+         *               "greeting": "hello Ada"
+         *             },
+         *             "error": null
+         *           }
+         *         ],
+         *         "review": null
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };
@@ -3196,7 +4062,7 @@ export interface operations {
       };
     };
   };
-  event_run_waiting_for_review: {
+  onRunWaitingForReview: {
     parameters: {
       query?: never;
       header: {
@@ -3209,12 +4075,79 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "run.waiting_for_review",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "run_0123456789abcdefghijklmn",
+         *         "workflow_id": "wf_0123456789abcdefghijklmn",
+         *         "workflow_version": 3,
+         *         "status": "waiting_for_review",
+         *         "error": null,
+         *         "trigger": "api",
+         *         "idempotency_key": null,
+         *         "created_at": "2026-03-02T09:14:07.312Z",
+         *         "started_at": "2026-03-02T09:14:07.330Z",
+         *         "finished_at": null,
+         *         "duration_ms": null,
+         *         "input": {
+         *           "order_id": "A-1042",
+         *           "amount": 42
+         *         },
+         *         "output": null,
+         *         "steps": [
+         *           {
+         *             "key": "check",
+         *             "name": "Check the refund",
+         *             "type": "review",
+         *             "status": "waiting_for_review",
+         *             "attempts": 1,
+         *             "started_at": "2026-03-02T09:14:07.330Z",
+         *             "finished_at": null,
+         *             "duration_ms": null,
+         *             "output": null,
+         *             "error": null
+         *           }
+         *         ],
+         *         "review": {
+         *           "id": "rev_0123456789abcdefghijklmn",
+         *           "step_key": "check",
+         *           "status": "pending",
+         *           "title": "Check the refund",
+         *           "instructions": "Approve refunds under 100 EUR.",
+         *           "assignees": [
+         *             "ops@example.com"
+         *           ],
+         *           "data": {
+         *             "order_id": "A-1042",
+         *             "amount": 42
+         *           },
+         *           "requested_at": "2026-03-02T09:14:07.330Z",
+         *           "expires_at": "2026-03-09T09:14:07.330Z",
+         *           "decision": null,
+         *           "decided_by": null,
+         *           "decided_via": null,
+         *           "decided_at": null,
+         *           "comment": null
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };
@@ -3242,7 +4175,7 @@ export interface operations {
       };
     };
   };
-  event_review_decided: {
+  onReviewDecided: {
     parameters: {
       query?: never;
       header: {
@@ -3255,12 +4188,51 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "review.decided",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "rev_0123456789abcdefghijklmn",
+         *         "step_key": "check",
+         *         "status": "approved",
+         *         "title": "Check the refund",
+         *         "instructions": "Approve refunds under 100 EUR.",
+         *         "assignees": [
+         *           "ops@example.com"
+         *         ],
+         *         "data": {
+         *           "order_id": "A-1042",
+         *           "amount": 42
+         *         },
+         *         "requested_at": "2026-03-02T09:14:07.330Z",
+         *         "expires_at": "2026-03-09T09:14:07.330Z",
+         *         "decision": "approved",
+         *         "decided_by": "ops@example.com",
+         *         "decided_via": {
+         *           "type": "api_key",
+         *           "id": "key_0123456789abcdefghijklmn"
+         *         },
+         *         "decided_at": "2026-03-02T09:20:41.002Z",
+         *         "comment": "Within the limit.",
+         *         "run_id": "run_0123456789abcdefghijklmn"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };
@@ -3288,7 +4260,7 @@ export interface operations {
       };
     };
   };
-  event_workflow_updated: {
+  onWorkflowUpdated: {
     parameters: {
       query?: never;
       header: {
@@ -3301,12 +4273,60 @@ export interface operations {
         'Svc-Delivery-Id': string;
         /** @description 1 for the first attempt, then 2, 3… */
         'Svc-Delivery-Attempt': string;
+        /** @description Standard Webhooks: the event id, as `Svc-Event-Id`. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t). */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown. */
+        'webhook-signature': string;
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "evt_0123456789abcdefghijklmn",
+         *       "type": "workflow.updated",
+         *       "created_at": "2026-03-02T09:14:07.371Z",
+         *       "workspace_id": "ws_0123456789abcdefghijklmn",
+         *       "data": {
+         *         "id": "wf_0123456789abcdefghijklmn",
+         *         "name": "Greet",
+         *         "slug": "greet",
+         *         "description": "Greets a person by name.",
+         *         "version": 3,
+         *         "input_schema": {
+         *           "type": "object",
+         *           "required": [
+         *             "name"
+         *           ],
+         *           "properties": {
+         *             "name": {
+         *               "type": "string"
+         *             }
+         *           }
+         *         },
+         *         "steps": [
+         *           {
+         *             "key": "shape",
+         *             "name": "shape",
+         *             "type": "transform"
+         *           }
+         *         ],
+         *         "trigger": {
+         *           "url": "http://localhost:8080/hooks/trg_0123456789abcdefghijklmn",
+         *           "auth": {
+         *             "secret": true,
+         *             "signature": false
+         *           }
+         *         },
+         *         "created_at": "2026-02-20T16:02:11.004Z",
+         *         "updated_at": "2026-03-01T08:45:52.918Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookEvent'];
       };
     };

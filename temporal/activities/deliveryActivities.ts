@@ -12,13 +12,14 @@ import {
   stopDelivery as stopDeliveryRow,
   toHttpRequestError,
 } from '@svc/domain';
-import type { AttemptDecision, AttemptErrorClass, Mailer } from '@svc/domain';
+import type { AttemptDecision, AttemptErrorClass, Mailer, PreparedAttempt } from '@svc/domain';
 import type { SecretBox } from '@svc/signing';
-import { signWebhook } from '@svc/signing';
+import { signStandardWebhook, signWebhook } from '@svc/signing';
 import type { DeliveryStarter } from '../client/deliveryStarter';
 import { ATTEMPT_NOT_RECORDED } from '../shared/deliveryTypes';
 import type { AttemptEntry, AttemptOutcome, AttemptStep, RecordAttemptInput } from '../shared/deliveryTypes';
 import type { SvcMetrics } from './metrics';
+import { WorkspaceGate } from './workspaceGate';
 
 export const WEBHOOK_USER_AGENT = 'Svc-Webhooks/1.0';
 
@@ -33,6 +34,8 @@ export interface WebhookRuntime {
   timeoutMs: number;
   /** WEBHOOK_RETRY_AFTER_MAX_MS. */
   retryAfterMaxMs: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: attempts one workspace may have in flight in this process. */
+  maxInFlightPerWorkspace: number;
   /** Public base URL, for links in notification mail. */
   baseUrl?: string;
 }
@@ -131,11 +134,23 @@ async function post(
 /** Activities of the delivery workflow. Secrets stay in here: never in Temporal history. */
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { webhooks } = deps;
+  const gate = new WorkspaceGate(webhooks.maxInFlightPerWorkspace);
 
-  /** One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh `t`, POSTs. */
+  /**
+   * One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh
+   * timestamp (`Svc-Signature` and Standard Webhooks, the same instant), POSTs.
+   */
   async function attempt(args: { deliveryId: string; generation: number }): Promise<AttemptOutcome> {
     const prepared = await prepareAttempt(deps.sql, deps.secretBox, args);
     if (prepared.kind === 'skip') return prepared;
+    return (await gate.run(prepared.workspaceId, () => send(args, prepared))) ?? { kind: 'busy' };
+  }
+
+  /** The POST of a prepared attempt, signed with a fresh timestamp. */
+  async function send(
+    args: { deliveryId: string; generation: number },
+    prepared: Extract<PreparedAttempt, { kind: 'send' }>,
+  ): Promise<AttemptOutcome> {
     const started = Date.now();
     const timestamp = Math.floor(started / 1000);
     const result = await post(webhooks.dispatcher, {
@@ -150,6 +165,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         'svc-event-type': prepared.eventType,
         'svc-delivery-id': args.deliveryId,
         'svc-delivery-attempt': String(prepared.attemptNumber),
+        'webhook-id': prepared.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signStandardWebhook({ secrets: prepared.secrets, id: prepared.eventId, timestamp, body: prepared.body }),
       },
     });
     const durationMs = Date.now() - started;
@@ -200,7 +218,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
      */
     async deliverAttempt(entry: AttemptEntry): Promise<AttemptStep> {
       const outcome = await attempt(entry);
-      if (outcome.kind === 'skip') return outcome;
+      if (outcome.kind !== 'attempted') return outcome;
       try {
         return { kind: 'recorded', decision: await record({ ...entry, outcome }) };
       } catch {

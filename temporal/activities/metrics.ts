@@ -4,7 +4,7 @@ import type { MetricMeter } from '@temporalio/common';
 export const STEP_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120];
 
 /**
- * svc's own worker metrics (API.md §12), made through the Temporal SDK's meter so the worker's
+ * svc's own worker metrics, made through the Temporal SDK's meter so the worker's
  * one Prometheus endpoint serves them beside the SDK's (a no-op meter where none is installed).
  */
 export function createSvcMetrics(meter: MetricMeter) {

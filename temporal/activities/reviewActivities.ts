@@ -19,7 +19,7 @@ export interface ReviewActivityDeps {
 export function createReviewActivities(deps: ReviewActivityDeps, store: RunStore, runs: RunContexts, after: AfterCommitActions) {
   const { contextFor } = runs;
   return {
-    /** Evaluates `if` and the reviewer's `data`, then opens the review (API.md §5). */
+    /** Evaluates `if` and the reviewer's `data`, then opens the review. */
     async openReview(args: OpenReviewInput): Promise<OpenReviewResult> {
       const { step } = args;
       if (step.type !== 'review') throw ApplicationFailure.nonRetryable(`step ${step.key} is not a review`, STEP_FAILED_PERMANENTLY);

@@ -34,7 +34,7 @@ import type { StepOutcome } from './stepExecutors';
 /** Writes a step's end: alone, or with the run's (executeStep). */
 type SettleStep = (args: ExecuteStepInput, run: RunContext, w: StepWrite, result: ExecuteStepResult) => Promise<ExecuteStepResult>;
 
-/** Heartbeats while `fn` runs: how a cancellation reaches a long http step (API.md §12). */
+/** Heartbeats while `fn` runs: how a cancellation reaches a long http step. */
 async function whileBeating<T>(fn: () => Promise<T>): Promise<T> {
   const ctx = Context.current();
   const beat = setInterval(() => ctx.heartbeat(), 1_000);
@@ -229,7 +229,7 @@ export function createRunActivities(deps: RunActivityDeps, store: RunStore, runs
       await store.finishStep(args.runId, args.stepKey, { status: args.status, attempts: 1, output: args.output, error: args.error });
     },
 
-    /** A reset branch re-runs the run from `fromStep` (API.md §12). */
+    /** A reset branch re-runs the run from `fromStep`. */
     async reopenRun(args: { runId: string; fromStep: number }): Promise<void> {
       await store.reopenRun(args.runId, args.fromStep);
     },

@@ -14,7 +14,7 @@ export async function claimAndTell(deps: SlotActivityDeps, after: AfterCommitAct
   return claim.granted;
 }
 
-/** Activities behind the per-workspace concurrency limit (API.md §8; domain/runs/slots.ts). */
+/** Activities behind the per-workspace concurrency limit (domain/runs/slots.ts). */
 export function createSlotActivities(deps: SlotActivityDeps, after: AfterCommitActions) {
   return {
     /** Joins the line (once); true when the run holds a slot, else it waits for the signal. */

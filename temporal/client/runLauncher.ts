@@ -36,7 +36,7 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
     args: [runWorkflowInput(req)] as [RunWorkflowInput],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
     workflowIdReusePolicy: keyed ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    // How the run reads in the Temporal UI without svc's code (API.md §12).
+    // How the run reads in the Temporal UI without svc's code.
     staticSummary: `${req.definition.slug} v${req.workflowVersion} · ${req.workspaceId} · ${req.runId}`,
     typedSearchAttributes: [
       { key: SA_RUN_ID, value: req.runId },

@@ -14,6 +14,7 @@ type WebhookConfig = Pick<
   | 'WEBHOOK_RETRY_SCHEDULE'
   | 'WEBHOOK_TIMEOUT_MS'
   | 'WEBHOOK_RETRY_AFTER_MAX_MS'
+  | 'WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE'
   | 'SMTP_URL'
   | 'MAIL_FROM'
   | 'BASE_URL'
@@ -56,6 +57,7 @@ export function createWebhookRuntime(deps: {
     }),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
+    maxInFlightPerWorkspace: config.WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE,
     baseUrl: config.BASE_URL,
   };
 }

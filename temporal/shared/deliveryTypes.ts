@@ -11,8 +11,10 @@ export interface DeliveryWorkflowInput {
   attemptTimeoutMs: number;
 }
 
+/** `busy`: the workspace had its bound of attempts in flight in that worker; nothing was sent or logged. */
 export type AttemptOutcome =
   | { kind: 'skip'; reason: 'delivery_gone' | 'superseded' | 'not_pending' | 'endpoint_disabled' }
+  | { kind: 'busy' }
   | ({ kind: 'attempted' } & AttemptMeasurement);
 
 export interface RecordAttemptInput {
@@ -30,7 +32,7 @@ export interface RecordAttemptInput {
 export type AttemptEntry = Omit<RecordAttemptInput, 'outcome'>;
 
 /** An attempt with its log entry written: the log's decision, or why nothing was attempted. */
-export type AttemptStep = Extract<AttemptOutcome, { kind: 'skip' }> | { kind: 'recorded'; decision: AttemptDecision };
+export type AttemptStep = Extract<AttemptOutcome, { kind: 'skip' | 'busy' }> | { kind: 'recorded'; decision: AttemptDecision };
 
 /**
  * The type of deliverAttempt's failure when the request was made but its log entry could not be

@@ -47,7 +47,7 @@ export const RUN_CONTROL_FAILURES = ['run_not_cancellable', 'review_already_deci
 export type RunControlFailure = (typeof RUN_CONTROL_FAILURES)[number];
 
 /**
- * Operators in the Temporal UI (API.md §12): ends any unfinished run `cancelled`, as Request
+ * Operators in the Temporal UI: ends any unfinished run `cancelled`, as Request
  * Cancellation does. The reason is kept in the workflow's history only.
  */
 export const cancelSignal = defineSignal<[{ reason?: string }?]>('cancel');
@@ -59,7 +59,7 @@ export interface DecideReviewSignalInput {
 }
 
 /**
- * Operators in the Temporal UI (API.md §12): decides the pending review as the API does (the
+ * Operators in the Temporal UI: decides the pending review as the API does (the
  * first decision wins; a late or mismatched one changes nothing), recorded as decided by
  * `temporal`. The API uses the update of the same name, for its synchronous answer.
  */

@@ -17,6 +17,13 @@ const mail = proxyActivities<DeliveryActivities>({
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 12 },
 });
 
+/**
+ * The first wait after the workspace's attempts were at their bound in the worker; it doubles up
+ * to BUSY_MAX_MS, so a large backlog of one workspace asks again rarely rather than often.
+ */
+const BUSY_FIRST_MS = 5_000;
+const BUSY_MAX_MS = 60_000;
+
 /** ±10 %: spreads the retries of many deliveries that failed together. Math.random is deterministic here. */
 function jitter(ms: number): number {
   return Math.max(0, Math.round(ms * (0.9 + Math.random() * 0.2)));
@@ -72,9 +79,18 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     }
   }
 
+  let busyWaitMs = BUSY_FIRST_MS;
   for (let i = 0; i <= scheduleMs.length; i++) {
     const plannedDelayMs = i < scheduleMs.length ? jitter(scheduleMs[i]) : null;
     const step = await attempt({ deliveryId, generation, attemptKey: `${workflowId}:${i}`, plannedDelayMs, windowMs });
+    if (step.kind === 'busy') {
+      // Nothing was sent or logged: the same attempt, once the workspace has room in a worker.
+      await sleep(jitter(busyWaitMs));
+      busyWaitMs = Math.min(busyWaitMs * 2, BUSY_MAX_MS);
+      i--;
+      continue;
+    }
+    busyWaitMs = BUSY_FIRST_MS;
     if (step.kind === 'skip') {
       if (step.reason === 'endpoint_disabled') await log.stopDelivery({ deliveryId, generation });
       return { status: step.reason === 'superseded' ? 'superseded' : 'stopped', reason: step.reason };

@@ -5,8 +5,8 @@ import type { Tenant } from './tenants';
 
 /**
  * Applies `definition` in the tenant's workspace and starts one run of it with `wait: true`,
- * then reads the run until it has settled (SETTLED_STATUSES, what `wait: true` waits for, API.md
- * §4): `wait` may give up under a loaded test machine. The reads stop in time for a clear failure
+ * then reads the run until it has settled (SETTLED_STATUSES, what `wait: true` waits for):
+ * `wait` may give up under a loaded test machine. The reads stop in time for a clear failure
  * within Jest's 120 s (25 s of `wait`, then 90 s).
  */
 export async function runToSettle(stack: TestStack, tenant: Tenant, definition: unknown, input: Record<string, unknown> = {}) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -10,7 +11,7 @@ import type { Config } from '@svc/config';
 import { createDb } from '@svc/db';
 import type { NotificationListener } from '@svc/db';
 import type { DbHandle } from '@svc/db';
-import { createApp, createRateLimiter } from '@svc/gateway';
+import { createApp, createRateLimiter, liveHubFor } from '@svc/gateway';
 import type { GatewayDeps } from '@svc/gateway';
 import { listenForSettledRuns } from '@svc/domain';
 import { createReviewLinkSigner, createSecretBox } from '@svc/signing';
@@ -152,7 +153,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   await startWorker();
 
   const rateLimiter = createRateLimiter({
-    pool: db.pool,
+    db: db.sql,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
@@ -160,7 +161,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
   // As the gateway's wiring: waits end at PostgreSQL's notice of the run settling.
   const settleNotices = listenForSettledRuns(config.DATABASE_URL!);
   await settleNotices.start();
+  const live = liveHubFor(config, db.prisma);
   const gatewayDeps: GatewayDeps = {
+    live,
     rateLimiter,
     settleNotices,
     config,
@@ -179,12 +182,13 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       },
     },
   };
-  const app = createApp(gatewayDeps);
+  // Listening first, so the app is built with its real BASE_URL (the documents' server, problem type URIs).
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.BASE_URL = url;
+  server.on('request', createApp(gatewayDeps));
 
   const stack: TestStack = {
     url,
@@ -219,6 +223,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
       await nativeConnection.close();
       await connection.close();
       rateLimiter.close();
+      await live.close();
       await settleNotices.close();
       await db.close();
     },

@@ -2,15 +2,18 @@
 //
 // - finds or builds the Temporal CLI (a first build on a new machine takes ~5 minutes; the
 //   binary is then cached in ~/.cache/svc/temporal-cli/),
-// - finds or installs Debian's Chromium (apt, when running as root) for the browser tests and
+// - finds or installs Debian's Chromium (apt, when running as root) for the browser tests,
 //   Schemathesis (pinned, in a virtualenv under ~/.cache/svc/schemathesis/) for the API fuzzer,
+//   the Python standardwebhooks library (pinned, ~/.cache/svc/standardwebhooks/) for receivers,
+//   openapi-python-client (pinned, ~/.cache/svc/openapi-python-client/) and the OpenAPI Generator
+//   jar (pinned, ~/.cache/svc/openapi-generator/, fetched with Maven) for the generated clients,
 // - starts a throw-away embedded PostgreSQL in a new temp dir and a Temporal dev server
 //   (in memory, no UI) with the svc search attributes, both on free ports,
 // - applies the migrations,
 // - exports DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, SVC_ENCRYPTION_KEY,
-//   TEMPORAL_CLI_PATH, CHROMIUM_PATH, SCHEMATHESIS_PYTHON, SVC_TEST_DATA_DIR and WORKER_METRICS_ADDRESS
-//   (any free port) to the tests
-//   through process.env.
+//   TEMPORAL_CLI_PATH, CHROMIUM_PATH, SCHEMATHESIS_PYTHON, STANDARDWEBHOOKS_PYTHON,
+//   OPENAPI_PYTHON_CLIENT_PYTHON, OPENAPI_GENERATOR_JAR, SVC_TEST_DATA_DIR and WORKER_METRICS_ADDRESS
+//   (any free port) to the tests through process.env.
 //
 // It loads the BUILT packages (packages/devstack/dist, packages/db/dist): `npm test` builds first.
 // globalTeardown.cjs stops both servers and deletes the temp dir.
@@ -41,10 +44,13 @@ module.exports = async function globalSetup() {
   // One-time installs, side by side (each is cached, and locked against concurrent runs).
   // The real Temporal server and Caddy too (test/topology.test.ts): a first build from an empty
   // cache takes minutes, better spent here, beside the CLI's, than inside one test file's time.
-  const [cliPath, chromiumPath, schemathesisPython] = await Promise.all([
+  const [cliPath, chromiumPath, schemathesisPython, standardWebhooksPython, openApiPythonClient, openApiGeneratorJar] = await Promise.all([
     devstack.ensureTemporalCli(log),
     devstack.ensureChromium(log),
     devstack.ensureSchemathesis(log),
+    devstack.ensureStandardWebhooksPython(log),
+    devstack.ensureOpenApiPythonClient(log),
+    devstack.ensureOpenApiGenerator(log),
     devstack.ensureTemporalServer(log),
     devstack.ensureCaddy(log),
   ]);
@@ -78,6 +84,9 @@ module.exports = async function globalSetup() {
       TEMPORAL_CLI_PATH: cliPath,
       CHROMIUM_PATH: chromiumPath,
       SCHEMATHESIS_PYTHON: schemathesisPython,
+      STANDARDWEBHOOKS_PYTHON: standardWebhooksPython,
+      OPENAPI_PYTHON_CLIENT_PYTHON: openApiPythonClient,
+      OPENAPI_GENERATOR_JAR: openApiGeneratorJar,
       SVC_TEST_DATA_DIR: dataDir,
       // Each worker process a test spawns serves its metrics on a port of its own (any free one).
       WORKER_METRICS_ADDRESS: '127.0.0.1:0',

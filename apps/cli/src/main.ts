@@ -1,13 +1,14 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './program';
+import { EXIT } from './usage';
 
 buildProgram()
   .parseAsync(process.argv)
   .catch((err: unknown) => {
-    // Commander already printed usage errors; only the exit code is left to set.
-    if (err instanceof CommanderError) process.exitCode = err.exitCode;
+    // Commander already printed help, the version or the usage error; only the exit code is left.
+    if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     else {
       process.stderr.write(`error: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.failure;
     }
   });

@@ -1,4 +1,6 @@
 import { AppError } from '@svc/domain';
+import type { FieldError } from '@svc/domain';
+import type { LocatedError } from './definitionFile';
 
 export interface OutputOptions {
   json?: boolean;
@@ -23,11 +25,17 @@ export function table(items: object[], columns: string[]): string {
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
+/** `file:line:column: ` for a problem located in a file (editors open it there). */
+function whereIn(e: FieldError): string {
+  const at = e as Partial<LocatedError>;
+  return at.file && at.line ? `${at.file}:${at.line}:${at.column ?? 1}: ` : '';
+}
+
 /** Errors go to stderr (as JSON with --json), never a stack trace. */
 export function formatError(err: unknown, opts: OutputOptions): string {
   if (err instanceof AppError) {
     if (opts.json) return JSON.stringify({ error: { code: err.code, message: err.message, errors: err.errors, ...err.extensions } });
-    const details = (err.errors ?? []).map((e) => `  ${e.path || '(document)'}: ${e.message}`);
+    const details = (err.errors ?? []).map((e) => `  ${whereIn(e)}${e.path || '(document)'}: ${e.message}`);
     return [`error: ${err.message} (${err.code})`, ...details].join('\n');
   }
   const message = err instanceof Error ? [err.message, (err.cause as Error | undefined)?.message].filter(Boolean).join(': ') : String(err);

@@ -1,7 +1,9 @@
 import express from 'express';
 import type { Express } from 'express';
 import { buildOpenApiDocument } from '@svc/contract';
-import { createMailer } from '@svc/domain';
+import { createMailer, problemTypes } from '@svc/domain';
+import { definitionSchemaRoute } from './console/definitionSchema';
+import { liveHubFor } from './console/live';
 import { consoleRouter } from './console/router';
 import type { GatewayDeps } from './deps';
 import { createMetrics, metricsRoute } from './http/metrics';
@@ -21,6 +23,7 @@ import { runRoutes } from './routes/runs';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints';
 import { workflowRoutes } from './routes/workflows';
 import { docsRoutes } from './routes/docs';
+import { problemPageRoutes } from './routes/problemPages';
 import { deprecationNotices } from './openapi/deprecation';
 import { methodNotAllowed } from './openapi/methodNotAllowed';
 
@@ -34,7 +37,10 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', false);
-  const openapi = buildOpenApiDocument({ serverUrl: deps.config.BASE_URL });
+  const baseUrl = deps.config.BASE_URL;
+  const problems = problemTypes(baseUrl);
+  const openapi = buildOpenApiDocument({ baseUrl, problems });
+  const openapi30 = JSON.stringify(buildOpenApiDocument({ baseUrl, problems, openapiVersion: '3.0.3' }));
 
   app.use(requestId);
   app.use(accessLog(deps.logger));
@@ -48,7 +54,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   if (!deps.config.METRICS_ADDRESS) app.get('/metrics', metricsRoute(metrics, deps.config.METRICS_TOKEN));
 
   const api = express.Router();
-  // Rate limits (API.md §8, middleware/rateLimit.ts): per client address before a key is known,
+  // Rate limits (middleware/rateLimit.ts): per client address before a key is known,
   // then per key and per workspace.
   const addresses = clientAddresses(deps.config.TRUSTED_PROXY_CIDRS ?? []);
   const limits = rateLimits(deps.rateLimiter, addresses);
@@ -56,6 +62,9 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   api.use(refuseBrowsers);
   api.get('/openapi.json', limits.countAddress, (_req, res) => {
     res.json(openapi);
+  });
+  api.get('/openapi-3.0.json', limits.countAddress, (_req, res) => {
+    res.type('application/json').send(openapi30);
   });
   api.use(authenticate(deps.sql, deps.rateLimiter.leases));
   api.use(limits.countRefused);
@@ -66,7 +75,7 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   // A documented path with an undocumented method: 405 + Allow (not 404).
   api.use(methodNotAllowed(openapi));
   app.use('/api/v1', api);
-  // Inbound webhook triggers (API.md §6): no API key, the trigger's secret/signature
+  // Inbound webhook triggers: no API key, the trigger's secret/signature
   // authenticate; no browser rule (senders are other services, whatever headers they add).
   app.use('/hooks', hookRoutes(deps, addresses));
 
@@ -74,12 +83,17 @@ export function createApp(deps: GatewayDeps, metrics: Metrics = createMetrics())
   app.use(reviewPageRoutes(deps));
   // The API reference for people (Swagger UI over the same document), no key, browsers welcome.
   app.use(docsRoutes(openapi));
-  // The web console for workspace members (API.md §11): sessions, never API keys.
+  // The pages problem `type` URIs point at.
+  app.use(problemPageRoutes(problems));
+  // The web console for workspace members: sessions, never API keys.
   const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger, db: deps.prisma });
-  app.use('/console', consoleRouter({ ...deps, mailer, addresses }));
+  const live = deps.live ?? liveHubFor(deps.config, deps.prisma);
+  app.use('/console', consoleRouter({ ...deps, mailer, addresses, live }));
+  // The definition format's JSON Schema, for the console's editor and for editors elsewhere.
+  definitionSchemaRoute(app, deps.config);
 
   app.use(notFound);
   app.use(bodyParserErrors);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, baseUrl));
   return app;
 }

@@ -2,6 +2,7 @@ import type { Config, Logger } from '@svc/config';
 import type { Db, PreparedSql } from '@svc/db';
 import type { RunControl, RunLauncher, SettleNotices } from '@svc/domain';
 import type { ReviewLinkSigner } from '@svc/signing';
+import type { LiveHub } from './console/live';
 import type { RateLimiter } from './ratelimit/limiter';
 
 export interface Readiness {
@@ -28,4 +29,6 @@ export interface GatewayDeps {
   readiness: Readiness;
   /** Rate limits shared by every gateway instance (ratelimit/limiter.ts createRateLimiter). */
   rateLimiter: RateLimiter;
+  /** The console's live pages (console/live.ts); made by createApp when not given (and then never closed). */
+  live?: LiveHub;
 }

@@ -6,3 +6,5 @@ export type { RateLimiter } from './ratelimit/limiter';
 export { consoleRouter } from './console/router';
 export { MEMBER_WRITES } from './console/roles';
 export { clientAddresses } from './middleware/clientAddress';
+export { liveHubFor } from './console/live';
+export type { LiveHub } from './console/live';

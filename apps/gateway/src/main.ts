@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     const i = address.lastIndexOf(':');
     const host = address.slice(0, i).replace(/^\[|\]$/g, '');
     const port = Number(address.slice(i + 1));
-    return createMetricsApp(metrics, config.METRICS_TOKEN, logger).listen(port, host, () => {
+    return createMetricsApp(metrics, config.METRICS_TOKEN, logger, config.BASE_URL).listen(port, host, () => {
       logger.info({ host, port }, 'metrics listening');
     });
   }

@@ -4,6 +4,7 @@ import { listenForSettledRuns } from '@svc/domain';
 import { clientTracingInterceptors, connectTemporalClient, createRunControl, createRunLauncher } from '@svc/temporal';
 import { createReviewLinkSigner } from '@svc/signing';
 import type { GatewayDeps } from './deps';
+import { liveHubFor } from './console/live';
 import { createRateLimiter } from './ratelimit/limiter';
 
 /** config → db → Temporal client → the gateway's dependencies. */
@@ -17,7 +18,7 @@ export async function createGatewayDeps(
   const { client, connection } = await connectTemporalClient(config, options.traced ? { interceptors: clientTracingInterceptors() } : {});
   let draining = false;
   const rateLimiter = createRateLimiter({
-    pool: db.pool,
+    db: db.sql,
     unauthenticatedPerMin: config.RATE_LIMIT_UNAUTHENTICATED_PER_MIN,
     hooksPerAddressPerMin: config.HOOKS_RATE_LIMIT_PER_ADDRESS_PER_MIN,
     leaseMax: config.RATE_LIMIT_LEASE_MAX,
@@ -28,9 +29,11 @@ export async function createGatewayDeps(
   const settleNotices = listenForSettledRuns(config.DATABASE_URL, { onError: noticesDown });
   // Not listening only makes waits answer through Temporal; it retries on its own.
   await settleNotices.start().catch(noticesDown);
+  const live = liveHubFor(config, db.prisma, (err) => logger.warn({ err: err.message }, 'console live updates interrupted'));
   return {
     config,
     logger,
+    live,
     prisma: db.prisma,
     sql: db.sql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
@@ -52,6 +55,7 @@ export async function createGatewayDeps(
     },
     async close() {
       rateLimiter.close();
+      await live.close();
       await settleNotices.close();
       await connection.close();
     },

@@ -4,7 +4,7 @@ export interface BannerInfo {
   /** Gateway base URL (BASE_URL). */
   baseUrl: string;
   temporalUiUrl: string | null;
-  /** Where operators point the `temporal` CLI (API.md §12). */
+  /** Where operators point the `temporal` CLI. */
   temporal: { address: string; namespace: string };
   /** The worker's Prometheus endpoint (WORKER_METRICS_ADDRESS). */
   workerMetricsUrl: string;

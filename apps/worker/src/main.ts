@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const connection = await connectWorkerTemporal(config);
   // A client too: activities start webhook delivery workflows, and the relay starts the outbox's.
   // On the worker's own connection: its calls go through the SDK's Rust core, one connection per
-  // process and less CPU per call than a second, grpc-js connection (measured, README Performance).
+  // process and less CPU per call than a second, grpc-js connection.
   const client = new Client({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

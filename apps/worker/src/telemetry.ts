@@ -2,7 +2,7 @@ import type { TelemetryOptions } from '@temporalio/worker';
 import { STEP_DURATION_BUCKETS } from '@svc/temporal';
 
 /**
- * One Prometheus endpoint per worker (API.md §12): the SDK's own metrics and svc's, which are
+ * One Prometheus endpoint per worker: the SDK's own metrics and svc's, which are
  * created on the same Runtime's meter (createWorkers). Durations in seconds, as Prometheus expects.
  */
 export function prometheusTelemetry(bindAddress: string): TelemetryOptions {

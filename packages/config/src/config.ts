@@ -59,7 +59,7 @@ export const configSchema = z.object({
    * The task queues this worker process serves: `runs` (run workflows, the reconciler, their
    * activities), `deliveries` (webhook deliveries and the delivery outbox's relay), or both (the
    * default). Each queue has its own slots either way; separate processes let each queue be
-   * scaled, placed and restarted on its own (README "Running at scale").
+   * scaled, placed and restarted on its own (docs/production.md).
    */
   WORKER_TASK_QUEUES: csv
     .pipe(z.array(z.enum(['runs', 'deliveries'])).min(1, 'name runs, deliveries or both'))
@@ -130,7 +130,7 @@ export const configSchema = z.object({
    * the public port no longer serves `/metrics` at all.
    */
   METRICS_ADDRESS: hostPort.optional(),
-  // --- Operators (API.md §12) ---
+  // --- Operators ---
   /**
    * `host:port` where each worker serves Prometheus metrics at `/metrics`: the Temporal SDK's own
    * (task slots, schedule-to-start latency, sticky cache) and svc's `svc_*` counters. Unauthenticated:
@@ -139,7 +139,14 @@ export const configSchema = z.object({
   WORKER_METRICS_ADDRESS: hostPort.default('127.0.0.1:9464'),
   /** The Temporal UI's base URL, for the links `svc runs show` prints (default: the one `npm start` runs). */
   TEMPORAL_UI_URL: z.url().optional(),
-  // --- Outbound webhooks (API.md §7) and mail ---
+  // --- The web console ---
+  /** Live console pages (server-sent events) one workspace may hold open on one gateway process. */
+  CONSOLE_LIVE_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).default(20),
+  /** Live console pages one gateway process holds open in all; beyond either figure a page falls back to reloads. */
+  CONSOLE_LIVE_MAX_PER_PROCESS: z.coerce.number().int().min(1).default(500),
+  /** How often a live page's stream carries a heartbeat comment (ms), so proxies keep it open. */
+  CONSOLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(25_000),
+  // --- Outbound webhooks and mail ---
   /**
    * Extra trusted CA certificate(s) for outbound HTTPS (PEM file), added to Node's default
    * roots: a private CA when self-hosting, or the self-signed receiver of the tests.
@@ -156,8 +163,13 @@ export const configSchema = z.object({
   /** Upper bound on a receiver's Retry-After (429/503): never wait longer than this for one retry. */
   WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(21_600_000),
   /**
+   * Delivery attempts one workspace may have in flight in one worker process; another waits (5 s,
+   * doubling to 60 s) without counting as an attempt, so slow receivers never hold every slot.
+   */
+  WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(10),
+  /**
    * How long the previous secret stays valid after a rotation (24 h): a webhook endpoint's keeps
-   * signing (API.md §7), a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).
+   * signing, a trigger's pair is still accepted at /hooks (`svc triggers rotate`, §10).
    */
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(2_592_000_000).default(86_400_000),
   /**

@@ -1,5 +1,5 @@
 /**
- * Deprecation of an API operation (API.md §1 "Versioning"): one record on the operation's
+ * Deprecation of an API operation: one record on the operation's
  * registration in the contract (`op({ deprecation: … })` in openapi.ts). The OpenAPI document
  * reads it (`deprecated: true`, the `x-deprecation` extension and the response headers below),
  * and so does the gateway, which answers every request to the operation with:
@@ -8,7 +8,7 @@
  *   Sunset: Fri, 01 Jan 2027 00:00:00 GMT            (RFC 8594: an HTTP-date)
  *   Link: </api/v2/things>; rel="successor-version", </docs#…>; rel="deprecation"; type="text/html"
  *
- * A deprecated operation keeps working for at least 12 months after `since` (API.md §1).
+ * A deprecated operation keeps working for at least 12 months after `since`.
  */
 export interface Deprecation {
   /** When the operation was (or will be) deprecated: an RFC 3339 timestamp. */

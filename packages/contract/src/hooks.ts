@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { idParam, IdempotencyKey, JsonObject } from './common';
+import { idParam, IdempotencyKey, jsonObject } from './common';
 import { RUN_STATUSES } from './runs';
 
-/** API.md §6: the inbound webhook trigger `POST /hooks/{trigger_id}`. */
+/** The inbound webhook trigger `POST /hooks/{trigger_id}`. */
 
 export const TRIGGER_BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -30,10 +30,9 @@ export const HookHeaders = z.object({
   }),
 });
 
-export const HookPayload = JsonObject.meta({
-  id: 'TriggerPayload',
-  description: "Any JSON object, at most 256 KB (262144 bytes) as sent, with no U+0000 in any string; it becomes the run's `input`.",
-});
+export const HookPayload = jsonObject(
+  "Any JSON object, at most 256 KB (262144 bytes) as sent, with no U+0000 in any string; it becomes the run's `input`.",
+).meta({ id: 'TriggerPayload' });
 
 export const HookAccepted = z
   .object({

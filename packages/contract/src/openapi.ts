@@ -1,19 +1,34 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
-import type { oas31, ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
-import { IdempotencyKey, PageQuery, Problem } from './common';
-import { checkDeprecation, DEPRECATION_EXTENSION } from './deprecation';
-import type { DeprecatedOperation, Deprecation } from './deprecation';
+import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi';
+import { IdempotencyKey, jsonObject, PageQuery, problemSchema } from './common';
+import type { ProblemType } from './common';
+import {
+  exampleCancelledRun,
+  exampleDecidedRun,
+  exampleDecideReview,
+  exampleOpenApiDocument,
+  exampleRun,
+  exampleRunList,
+  exampleStartRun,
+  exampleTriggerAccepted,
+  exampleTriggerPayload,
+  exampleWorkflow,
+  exampleWorkflowList,
+} from './examples';
+import { createHelpers } from './openapiHelpers';
+import type { OpenApiHelpers } from './openapiHelpers';
+import { fitOpenApi30, oneNullStyle, withCommonHeaders } from './openapiPasses';
 import { ListRunsQuery, Run, RunIdParams, RunList, StartRunBody } from './runs';
 import { DecideReviewBody } from './reviews';
 import { Workflow, WorkflowIdParams, WorkflowList } from './workflows';
 import { HookAccepted, HookHeaders, HookPayload, TriggerIdParams } from './hooks';
 import { webhookEndpointPaths, webhookEventsDocument } from './webhooksOpenapi';
-import type { OpenApiHelpers, OperationSpec } from './webhooksOpenapi';
 
-export type { OpenApiHelpers, OperationSpec } from './webhooksOpenapi';
+export type { OpenApiHelpers, OperationSpec } from './openapiHelpers';
+export { deprecatedOperations, pathMethods } from './openapiPasses';
 
-/** The built document (an OpenAPI 3.1 object). */
+/** The built document (an OpenAPI 3.1 object, or 3.0 when asked for). */
 export type OpenApiDocument = oas31.OpenAPIObject;
 
 /** The tags of the document, in the order the reference page shows them. */
@@ -25,86 +40,62 @@ const TAGS: oas31.TagObject[] = [
   { name: 'Inbound triggers', description: "A workflow's fixed trigger URL, authenticated by its secret and/or signature." },
   {
     name: 'Events',
-    description: 'What subscribed webhook endpoints receive (the `webhooks` of this document), signed with `Svc-Signature`.',
+    description:
+      "What subscribed webhook endpoints receive (the `webhooks` of this document), signed with `Svc-Signature` and with Standard Webhooks' `webhook-signature`.",
   },
-  { name: 'Meta', description: 'This document.' },
+  { name: 'Meta', description: 'This document, as OpenAPI 3.1 and as OpenAPI 3.0.' },
 ];
 
-const problem = (description: string, headers?: oas31.HeadersObject) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/problem+json': { schema: Problem } },
-});
-
-/** Answers every authenticated route can give. */
-const authErrors: ZodOpenApiResponsesObject = {
-  '401': problem('Missing or malformed (unauthenticated), unknown (invalid_api_key), revoked or expired API key.', {
-    'WWW-Authenticate': {
-      description: '`Bearer`, or `Bearer error="invalid_token"` for a key that was sent but is not valid.',
-      required: true,
-      schema: { type: 'string' },
-    },
-  }),
-  '403': problem('The key lacks the scope (insufficient_scope), or the request came from a browser (browser_requests_not_allowed).'),
-  '429': problem(
-    "Rate limited (rate_limited): over the key's or the workspace's figure for this minute, or too many unauthenticated requests from this address; or, when starting a run, the workspace already holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After.",
-  ),
-  '500': problem('Internal error.'),
-  '503': problem(
-    'A dependency (PostgreSQL or Temporal) is unavailable, or Temporal refused an update for now (unavailable); retry, after Retry-After when it is sent.',
-  ),
-};
-
-/** Where the reference page (/docs, Swagger UI deep links) shows an operation. */
-const docsAnchor = (tag: string | undefined, operationId: string) => `/docs#/${(tag ?? 'default').replace(/\s/g, '_')}/${operationId}`;
-
-function op(o: OperationSpec): ZodOpenApiOperationObject {
-  const { scope, deprecation, ...rest } = o;
-  let extension: Record<string, Deprecation> = {};
-  if (deprecation) {
-    checkDeprecation(deprecation);
-    extension = {
-      [DEPRECATION_EXTENSION]: { ...deprecation, info: deprecation.info ?? docsAnchor(rest.tags?.[0], rest.operationId ?? '') },
-    };
-  }
-  return {
-    ...rest,
-    ...(deprecation ? { deprecated: true } : {}),
-    ...extension,
-    ...(scope ? { security: [{ bearerAuth: [scope] }], 'x-required-scope': scope } : { security: [] }),
-    responses: { ...rest.responses, ...(scope ? authErrors : {}) },
-  };
-}
-
-const ok = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
-const helpers: OpenApiHelpers = { op, ok, problem };
-
-/** Request bodies: JSON only, and the answers a body can cause. */
-const bodyErrors = {
-  '400': problem('Malformed JSON (invalid_json).'),
-  '413': problem('The body is too large (payload_too_large).'),
-  '415': problem('A body not sent as Content-Type: application/json (unsupported_media_type).'),
-};
+/** The gateway's address when BASE_URL is not set: the default of the committed documents' server variable. */
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
 
 export interface BuildOptions {
-  /** The gateway's BASE_URL (the document's only server); default `/`, i.e. where the document is served. */
-  serverUrl?: string;
+  /** Every code the service answers with (the domain's code→status map), with its title and type URI. */
+  problems: readonly ProblemType[];
+  /** The gateway's BASE_URL: the default of the document's `base_url` server variable. */
+  baseUrl?: string;
+  /** 3.1 (the default), or the 3.0 rendering for generators that cannot read 3.1 (no `webhooks` section). */
+  openapiVersion?: '3.1.0' | '3.0.3';
   /**
    * More operations, registered with the same helpers (tests only: e.g. a deprecated route; the
-   * production document and the committed openapi/openapi.json never have any).
+   * production document and the committed openapi/ documents never have any).
    */
   extraPaths?: (h: OpenApiHelpers) => ZodOpenApiPathsObject;
 }
 
-export function buildOpenApiDocument(opts: BuildOptions = {}): oas31.OpenAPIObject {
-  return withCommonHeaders(buildDocument(opts));
+export function buildOpenApiDocument(opts: BuildOptions): oas31.OpenAPIObject {
+  const doc = withCommonHeaders(buildDocument(opts));
+  if (doc.openapi.startsWith('3.1')) oneNullStyle(doc);
+  else fitOpenApi30(doc);
+  return doc;
 }
 
+const DESCRIPTION =
+  'Start workflow runs, read their steps, wait for results, and receive signed webhooks. JSON in, JSON out.\n\n' +
+  '**Authentication**: `Authorization: Bearer <API key>`; each operation names the scope it needs. **Browsers are refused**: a ' +
+  'request carrying `Origin` or `Sec-Fetch-*` headers, and every `OPTIONS` preflight, gets 403 `browser_requests_not_allowed` ' +
+  "(so call the API from a server; note that Node.js's global `fetch` adds `Sec-Fetch-Mode`).\n\n" +
+  '**Errors** are RFC 9457 problem details (`application/problem+json`): `code` is one of a fixed set (the `Problem` schema ' +
+  'lists them), and `type` is the URI of a page under `/docs/problems/` that explains the code.\n\n' +
+  "**Customer data** — a run's `input` and `output`, a step's `output`, a review's `data`, an event's `data`, a workflow's " +
+  '`input_schema` — is any JSON the workflow works with: objects are `{type: object, additionalProperties: true}`, other ' +
+  "values the empty schema; read them as your language's map or dynamic value. A field that can be null is always present.\n\n" +
+  '**Every answer** carries `Request-Id`; every `/api/v1` answer also `RateLimit-Policy` and `RateLimit`, and a 429 `Retry-After`. ' +
+  'A deprecated operation answers with `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers and keeps working at ' +
+  'least 12 months. A method an existing path does not support gets 405 with `Allow`.';
+
 function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
+  const version = opts.openapiVersion ?? '3.1.0';
+  const Problem = problemSchema(opts.problems);
+  const helpers = createHelpers(opts.problems, Problem);
+  const { op, ok, problem, json } = helpers;
+  /** Request bodies: JSON only, and the answers a body can cause. */
+  const bodyErrors = {
+    '400': problem(['invalid_json'], 'Malformed JSON (invalid_json).'),
+    '413': problem(['payload_too_large'], 'The body is too large (payload_too_large).'),
+    '415': problem(['unsupported_media_type'], 'A body not sent as Content-Type: application/json (unsupported_media_type).'),
+  };
+  const badQuery = problem(['invalid_request'], 'Bad query parameters (invalid_request).');
   const runLinks = {
     GetRun: { operationId: 'getRun', parameters: { run_id: '$response.body#/id' }, description: 'Read the run.' },
     CancelRun: { operationId: 'cancelRun', parameters: { run_id: '$response.body#/id' }, description: 'Cancel the run.' },
@@ -118,26 +109,45 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
     StartRun: { operationId: 'startRun', parameters: { workflow_id: '$response.body#/id' }, description: 'Start a run.' },
     ListRuns: { operationId: 'listRuns', parameters: { workflow_id: '$response.body#/id' }, description: "List the workflow's runs." },
   };
+  const documentOperation = (operationId: string, openapi: string, description: string) =>
+    op({
+      operationId,
+      summary: `This document, as OpenAPI ${openapi.slice(0, 3)}`,
+      description: `No API key needed. ${description}`,
+      tags: ['Meta'],
+      responses: {
+        '200': ok(jsonObject(`An OpenAPI ${openapi} document.`), `The OpenAPI ${openapi} document.`, {
+          ...exampleOpenApiDocument,
+          openapi,
+        }),
+        '403': problem(['browser_requests_not_allowed'], 'A browser request (browser_requests_not_allowed).'),
+        '429': problem(['rate_limited'], 'Too many unauthenticated requests from this address (rate_limited); see Retry-After.'),
+      },
+    });
   return createDocument({
-    openapi: '3.1.0',
+    openapi: version,
     info: {
       title: 'svc — Workflow Run API',
       version: '1.0.0',
-      description:
-        'Start workflow runs, read their steps, wait for results, and receive signed webhooks. JSON in, JSON out; errors are ' +
-        'RFC 9457 problem details (`application/problem+json`) with a stable `code`.\n\n' +
-        '**Authentication**: `Authorization: Bearer <API key>`; each operation names the scope it needs. **Browsers are refused**: a ' +
-        'request carrying `Origin` or `Sec-Fetch-*` headers, and every `OPTIONS` preflight, gets 403 `browser_requests_not_allowed` ' +
-        "(so call the API from a server; note that Node.js's global `fetch` adds `Sec-Fetch-Mode`).\n\n" +
-        '**Every answer** carries `Request-Id`; every `/api/v1` answer also `RateLimit-Policy` and `RateLimit`, and a 429 `Retry-After`. ' +
-        'A deprecated operation answers with `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers and keeps working at ' +
-        'least 12 months. A method an existing path does not support gets 405 with `Allow`.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      description: DESCRIPTION,
+      // 3.0 has no SPDX `identifier`.
+      license: version === '3.1.0' ? { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } : { name: 'Proprietary' },
     },
-    // Without a BASE_URL (the committed document): relative to where the document is served.
-    servers: [{ url: opts.serverUrl ?? '/', description: 'The gateway serving this document.' }],
-    tags: TAGS,
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The gateway.',
+        variables: {
+          base_url: {
+            default: opts.baseUrl ?? DEFAULT_BASE_URL,
+            description: "The gateway's BASE_URL: scheme, host and port (and a path prefix, if any), without a trailing slash.",
+          },
+        },
+      },
+    ],
+    tags: version === '3.1.0' ? TAGS : TAGS.filter((t) => t.name !== 'Events'),
     components: {
+      schemas: { Problem },
       securitySchemes: {
         bearerAuth: {
           type: 'http',
@@ -157,7 +167,7 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           requestParams: { query: PageQuery },
           responses: {
             '200': {
-              ...ok(WorkflowList, 'A page of workflows, newest first.'),
+              ...ok(WorkflowList, 'A page of workflows, newest first.', exampleWorkflowList),
               links: {
                 GetFirstWorkflow: {
                   operationId: 'getWorkflow',
@@ -166,7 +176,7 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
                 },
               },
             },
-            '400': problem('Bad query parameters (invalid_request).'),
+            '400': badQuery,
           },
         }),
       },
@@ -178,8 +188,8 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           scope: 'workflows:read',
           requestParams: { path: WorkflowIdParams },
           responses: {
-            '200': { ...ok(Workflow, 'The workflow.'), links: workflowLinks },
-            '404': problem('No such workflow in this workspace (workflow_not_found).'),
+            '200': { ...ok(Workflow, 'The workflow.', exampleWorkflow), links: workflowLinks },
+            '404': problem(['workflow_not_found'], 'No such workflow in this workspace (workflow_not_found).'),
           },
         }),
       },
@@ -197,36 +207,50 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             path: WorkflowIdParams,
             header: z.object({ 'Idempotency-Key': IdempotencyKey.optional() }),
           },
-          requestBody: { required: true, content: { 'application/json': { schema: StartRunBody } } },
+          requestBody: json(StartRunBody, exampleStartRun),
           responses: {
             '200': {
-              ...ok(Run, 'Replay of an earlier request with the same Idempotency-Key and body (within 24 h): the original run.'),
-              headers: { 'Idempotent-Replayed': { required: true, schema: { type: 'string', enum: ['true'] } } },
+              ...ok(
+                Run,
+                'Replay of an earlier request with the same Idempotency-Key and body (within 24 h): the original run.',
+                exampleRun,
+              ),
+              headers: { 'Idempotent-Replayed': { required: true, schema: { type: 'string', enum: ['true'] }, example: 'true' } },
               links: runLinks,
             },
             '201': {
-              ...ok(Run, 'The new run (with `wait`, as it is once settled or after 25 s).'),
+              ...ok(Run, 'The new run (with `wait`, as it is once settled or after 25 s).', exampleRun),
               headers: {
                 Location: {
                   required: true,
                   schema: { type: 'string' },
                   description: '`/api/v1/runs/{id}`',
-                  example: '/api/v1/runs/run_0123',
+                  example: '/api/v1/runs/run_0123456789abcdefghijklmn',
                 },
               },
               links: runLinks,
             },
             ...bodyErrors,
-            '400': problem('Malformed JSON (invalid_json) or a bad Idempotency-Key header (invalid_request).'),
+            '400': problem(
+              ['invalid_json', 'invalid_request'],
+              'Malformed JSON (invalid_json) or a bad Idempotency-Key header (invalid_request).',
+            ),
             '403': problem(
-              "The workspace's plan does not allow runs (plan_does_not_allow_runs), the key lacks the scope " +
+              ['plan_does_not_allow_runs', 'insufficient_scope', 'browser_requests_not_allowed'],
+              "The workspace's plan does not allow runs (plan_does_not_allow_runs; nothing is created), the key lacks the scope " +
                 '(insufficient_scope), or the request came from a browser (browser_requests_not_allowed).',
             ),
-            '404': problem('No such workflow in this workspace (workflow_not_found).'),
-            '413': problem('Input over 1 MiB (payload_too_large).'),
+            '404': problem(['workflow_not_found'], 'No such workflow in this workspace (workflow_not_found).'),
+            '413': problem(['payload_too_large'], 'Input over 1 MiB (payload_too_large).'),
             '422': problem(
+              ['validation_failed', 'idempotency_key_reused'],
               "The body is not valid, nests deeper than 64 levels, the input does not match the workflow's input_schema " +
                 '(validation_failed), or the Idempotency-Key was used with another body (idempotency_key_reused).',
+            ),
+            '429': problem(
+              ['rate_limited', 'queue_full'],
+              "Rate limited (rate_limited): over the key's or the workspace's figure for this minute; or the workspace already " +
+                'holds 1,000 × its concurrency figure of queued runs (queue_full, nothing created). See Retry-After.',
             ),
           },
         }),
@@ -237,9 +261,13 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           scope: 'runs:read',
           requestParams: { path: WorkflowIdParams, query: ListRunsQuery },
           responses: {
-            '200': ok(RunList, 'A page of runs, newest first, without `steps`, `input` and `output` (read one run for those).'),
-            '400': problem('Bad query parameters (invalid_request).'),
-            '404': problem('No such workflow in this workspace (workflow_not_found).'),
+            '200': ok(
+              RunList,
+              'A page of runs, newest first, without `steps`, `input` and `output` (read one run for those).',
+              exampleRunList,
+            ),
+            '400': badQuery,
+            '404': problem(['workflow_not_found'], 'No such workflow in this workspace (workflow_not_found).'),
           },
         }),
       },
@@ -250,7 +278,10 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           tags: ['Runs'],
           scope: 'runs:read',
           requestParams: { path: RunIdParams },
-          responses: { '200': ok(Run, 'The run.'), '404': problem('No such run in this workspace (run_not_found).') },
+          responses: {
+            '200': ok(Run, 'The run.', exampleRun),
+            '404': problem(['run_not_found'], 'No such run in this workspace (run_not_found).'),
+          },
         }),
       },
       '/api/v1/runs/{run_id}/cancel': {
@@ -265,11 +296,14 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           scope: 'runs:write',
           requestParams: { path: RunIdParams },
           responses: {
-            '200': ok(Run, 'The run, now `cancelled`.'),
+            '200': ok(Run, 'The run, now `cancelled`.', exampleCancelledRun),
             ...bodyErrors,
-            '404': problem('No such run in this workspace (run_not_found).'),
-            '409': problem('The run is running, succeeded or failed (run_not_cancellable); `run_status` names its status.'),
-            '422': problem('A body other than nothing or `{}` (validation_failed).'),
+            '404': problem(['run_not_found'], 'No such run in this workspace (run_not_found).'),
+            '409': problem(
+              ['run_not_cancellable'],
+              'The run is running, succeeded or failed (run_not_cancellable); `run_status` names its status.',
+            ),
+            '422': problem(['validation_failed'], 'A body other than nothing or `{}` (validation_failed).'),
           },
         }),
       },
@@ -283,15 +317,16 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
           tags: ['Reviews'],
           scope: 'reviews:write',
           requestParams: { path: RunIdParams },
-          requestBody: { required: true, content: { 'application/json': { schema: DecideReviewBody } } },
+          requestBody: json(DecideReviewBody, exampleDecideReview),
           responses: {
-            '200': ok(Run, 'The run after the decision (its `review` decided).'),
+            '200': ok(Run, 'The run after the decision (its `review` decided).', exampleDecidedRun),
             ...bodyErrors,
-            '404': problem('No such run in this workspace (run_not_found).'),
+            '404': problem(['run_not_found'], 'No such run in this workspace (run_not_found).'),
             '409': problem(
+              ['review_already_decided', 'no_pending_review'],
               'The review was already decided (review_already_decided), or the run has no pending review (no_pending_review).',
             ),
-            '422': problem('The body is not valid (validation_failed).'),
+            '422': problem(['validation_failed'], 'The body is not valid (validation_failed).'),
           },
         }),
       },
@@ -310,28 +345,47 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
             'invalid_trigger_signature), JSON object body (415 / 400; nested deeper than 64 levels 422), plan (403 ' +
             "plan_does_not_allow_runs), Idempotency-Key (200 replay), else 202. The run's input is the body and its trigger is `webhook`.",
           requestParams: { path: TriggerIdParams, header: HookHeaders },
-          requestBody: { required: true, content: { 'application/json': { schema: HookPayload } } },
+          requestBody: json(HookPayload, exampleTriggerPayload),
           responses: {
             '200': {
-              ...ok(HookAccepted, 'The Idempotency-Key was seen on this trigger within 24 h: the original run; nothing started.'),
-              headers: { 'Idempotent-Replayed': { required: true, schema: { type: 'string', enum: ['true'] } } },
+              ...ok(
+                HookAccepted,
+                'The Idempotency-Key was seen on this trigger within 24 h: the original run; nothing started.',
+                exampleTriggerAccepted,
+              ),
+              headers: { 'Idempotent-Replayed': { required: true, schema: { type: 'string', enum: ['true'] }, example: 'true' } },
             },
-            '202': ok(HookAccepted, 'A run was started (the answer does not wait for it).'),
-            '400': problem('Malformed JSON (invalid_json), a body that is not a JSON object or a bad Idempotency-Key (invalid_request).'),
-            '401': problem('Wrong or missing x-svc-secret (invalid_trigger_secret) or x-svc-signature (invalid_trigger_signature).'),
+            '202': ok(HookAccepted, 'A run was started (the answer does not wait for it).', exampleTriggerAccepted),
+            '400': problem(
+              ['invalid_json', 'invalid_request'],
+              'Malformed JSON (invalid_json), a body that is not a JSON object or a bad Idempotency-Key (invalid_request).',
+            ),
+            '401': problem(
+              ['invalid_trigger_secret', 'invalid_trigger_signature'],
+              'Wrong or missing x-svc-secret (invalid_trigger_secret) or x-svc-signature (invalid_trigger_signature).',
+            ),
             '403': problem(
+              ['ip_not_allowed', 'required_header_missing', 'plan_does_not_allow_runs'],
               'Source IP not in the allowlist (ip_not_allowed), a required header missing or wrong (required_header_missing), or the ' +
                 "workspace's plan does not allow runs (plan_does_not_allow_runs).",
             ),
-            '404': problem('No trigger at this URL (not_found).'),
-            '413': problem('Body over 256 KB (262144 bytes).'),
-            '415': problem('Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding).'),
-            '422': problem("The body does not match the workflow's input_schema, or nests deeper than 64 levels (validation_failed)."),
+            '404': problem(['not_found'], 'No trigger at this URL (not_found).'),
+            '413': problem(['payload_too_large'], 'Body over 256 KB (262144 bytes) (payload_too_large).'),
+            '415': problem(
+              ['unsupported_media_type'],
+              'Body not sent as Content-Type: application/json (UTF-8, no Content-Encoding) (unsupported_media_type).',
+            ),
+            '422': problem(
+              ['validation_failed'],
+              "The body does not match the workflow's input_schema, or nests deeper than 64 levels (validation_failed).",
+            ),
             '429': problem(
+              ['rate_limited', 'queue_full'],
               "Too many requests from this source address, or to this trigger, this minute (rate_limited); or the workspace's queue is full (queue_full). See Retry-After.",
             ),
-            '500': problem('Internal error.'),
+            '500': problem(['internal_error'], 'Internal error.'),
             '503': problem(
+              ['unavailable'],
               'A dependency is unavailable (unavailable); retry with the same Idempotency-Key, after Retry-After when it is sent.',
             ),
           },
@@ -339,123 +393,18 @@ function buildDocument(opts: BuildOptions): oas31.OpenAPIObject {
       },
       ...webhookEndpointPaths(helpers),
       '/api/v1/openapi.json': {
-        get: op({
-          operationId: 'getOpenApiDocument',
-          summary: 'This document',
-          description: 'No API key needed. The same document, for people, is rendered at `/docs`.',
-          tags: ['Meta'],
-          responses: {
-            '200': {
-              description: 'OpenAPI 3.1 document.',
-              content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
-            },
-            '403': problem('A browser request (browser_requests_not_allowed).'),
-            '429': problem('Too many unauthenticated requests from this address (rate_limited); see Retry-After.'),
-          },
-        }),
+        get: documentOperation('getOpenApiDocument', '3.1.0', 'The same document, for people, is rendered at `/docs`.'),
+      },
+      '/api/v1/openapi-3.0.json': {
+        get: documentOperation(
+          'getOpenApi30Document',
+          '3.0.3',
+          'The same contract for client generators that cannot read OpenAPI 3.1, without the `webhooks` section.',
+        ),
       },
       ...(opts.extraPaths ? opts.extraPaths(helpers) : {}),
     },
-    // Outbound webhooks (API.md §7): what subscribed endpoints receive.
-    webhooks: webhookEventsDocument(),
+    // Outbound webhooks (what subscribed endpoints receive): OpenAPI 3.1 only.
+    ...(version === '3.1.0' ? { webhooks: webhookEventsDocument() } : {}),
   });
-}
-
-/** Headers shared by many answers: defined once under components.headers, referenced everywhere. */
-const COMMON_HEADERS: Record<string, oas31.HeaderObject> = {
-  'Request-Id': {
-    description: 'Identifies the request; the same id is in problem bodies and in the server logs.',
-    required: true,
-    schema: { type: 'string' },
-    example: 'req_5f0c3f0a9d1e4b7c8a2b6d1e',
-  },
-  // API.md §8 (draft-ietf-httpapi-ratelimit-headers); see apps/gateway/src/ratelimit/headers.ts.
-  'RateLimit-Policy': {
-    description:
-      'The quota policies that apply: "key" (requests per minute per API key), "workspace" (twice that, across all the ' +
-      'workspace\'s keys) or, without a valid key, "ip" (per client address). q = quota, w = window in seconds.',
-    schema: { type: 'string' },
-    example: '"key";q=600;w=60, "workspace";q=1200;w=60',
-  },
-  RateLimit: {
-    description: 'The most constraining policy now: r = requests left in the window, t = seconds until it resets.',
-    schema: { type: 'string' },
-    example: '"key";r=599;t=42',
-  },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[1-9][0-9]*$' }, example: '13' },
-  Deprecation: {
-    description: 'RFC 9745: the operation is deprecated since this date (`@` + unix seconds).',
-    required: true,
-    schema: { type: 'string', pattern: '^@-?[0-9]+$' },
-    example: '@1767225600',
-  },
-  Sunset: {
-    description: 'RFC 8594: the operation stops working after this HTTP-date.',
-    required: true,
-    schema: { type: 'string' },
-    example: 'Fri, 01 Jan 2027 00:00:00 GMT',
-  },
-  Link: {
-    description: 'RFC 8288: the successor (`rel="successor-version"`) and the deprecation notice (`rel="deprecation"`).',
-    required: true,
-    schema: { type: 'string' },
-    example: '</api/v2/things>; rel="successor-version", </docs#/Runs/getThing>; rel="deprecation"; type="text/html"',
-  },
-};
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-/**
- * Every answer carries Request-Id; every /api/v1 answer RateLimit-Policy and RateLimit (a 429
- * and a 503 also Retry-After); a deprecated operation's answers Deprecation, Sunset and Link.
- */
-function withCommonHeaders(doc: oas31.OpenAPIObject): oas31.OpenAPIObject {
-  const { Deprecation, Sunset, Link, ...always } = COMMON_HEADERS;
-  const anyDeprecated = deprecatedOperations(doc).length > 0;
-  doc.components = {
-    ...doc.components,
-    headers: { ...doc.components?.headers, ...always, ...(anyDeprecated ? { Deprecation, Sunset, Link } : {}) },
-  };
-  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const deprecated = Boolean((operation as Record<string, unknown>)[DEPRECATION_EXTENSION]);
-      for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, oas31.ResponseObject][]) {
-        if ('$ref' in response) continue;
-        response.headers = {
-          'Request-Id': ref('Request-Id'),
-          ...response.headers,
-          ...(path.startsWith('/api/v1/') ? { 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') } : {}),
-          ...(status === '429' || status === '503' ? { 'Retry-After': ref('Retry-After') } : {}),
-          ...(deprecated ? { Deprecation: ref('Deprecation'), Sunset: ref('Sunset'), Link: ref('Link') } : {}),
-        };
-      }
-    }
-  }
-  return doc;
-}
-
-/** The deprecated operations of a document (what the gateway's deprecation middleware answers for). */
-export function deprecatedOperations(doc: oas31.OpenAPIObject): DeprecatedOperation[] {
-  const out: DeprecatedOperation[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = item[method] as (oas31.OperationObject & Record<string, unknown>) | undefined;
-      const deprecation = operation?.[DEPRECATION_EXTENSION] as Deprecation | undefined;
-      if (operation && deprecation) {
-        out.push({ method: method.toUpperCase(), path, operationId: operation.operationId ?? '', deprecation });
-      }
-    }
-  }
-  return out;
-}
-
-/** The paths of the document and the methods each supports (for 405 + Allow on the others). */
-export function pathMethods(doc: oas31.OpenAPIObject): Array<{ path: string; methods: string[] }> {
-  return Object.entries(doc.paths ?? {}).map(([path, item]) => ({
-    path,
-    methods: METHODS.filter((m) => item[m]).map((m) => m.toUpperCase()),
-  }));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, PageQuery, pageOf, RequestJsonObject, Timestamp } from './common';
+import { Count, DurationMs, idParam, jsonObject, jsonValue, PageQuery, pageOf, Timestamp } from './common';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_for_review', 'succeeded', 'failed', 'cancelled'] as const;
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting_for_review', 'cancelled'] as const;
@@ -8,11 +8,10 @@ export const RunIdParams = z.object({ run_id: idParam('run', 'run_0123456789abcd
 
 export const StartRunBody = z
   .strictObject({
-    input: RequestJsonObject.meta({
-      description:
-        'The run input: a JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. ' +
+    input: jsonObject(
+      'The run input: any JSON object of at most 1 MiB, nested at most 64 levels, checked against the workflow input_schema. ' +
         'No string in it may contain U+0000.',
-    }),
+    ),
     wait: z.boolean().optional().meta({ description: 'Hold the request until the run settles or 25 s pass.' }),
   })
   .meta({ id: 'StartRunRequest' });
@@ -24,7 +23,7 @@ const STEP_ERROR_CODES =
   '(SSRF guard), http_too_large (response over 1 MiB), http_invalid_url (the rendered url is not a valid URL), ' +
   'http_invalid_request, expression_error, expression_timeout (hard time bound), expression_too_large (memory bound, ' +
   'a result over 4 Mi characters or nested deeper than 200 levels), condition_failed, step_output_too_large (over 2 MiB ' +
-  'as JSON), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an ' +
+  'as JSON), review_rejected and review_expired (a review step), step_output_too_deep (nested deeper than 64 levels), step_output_not_storable (text holding U+0000 or an ' +
   "unpaired surrogate), run_data_too_large (the run's step outputs over 8 MiB together), step_failed";
 
 const ErrorInfo = z.object({
@@ -38,21 +37,21 @@ export const Step = z
     name: z.string(),
     type: z.string(),
     status: z.enum(STEP_STATUSES),
-    attempts: z.number().int(),
+    attempts: Count.meta({ description: 'How many times the step was tried (0 before it starts).' }),
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),
-    duration_ms: z.number().int().nullable(),
-    output: z.unknown().meta({
-      description:
-        "Secrets removed. An http step's output is `{status, headers, body}`: `body` is parsed JSON for JSON content types, " +
+    duration_ms: DurationMs.nullable(),
+    output: jsonValue(
+      "What the step produced: any JSON value (null until it succeeds), secrets removed. An http step's output is " +
+        '`{status, headers, body}`: `body` is parsed JSON for JSON content types, ' +
         'text otherwise, and `{encoding: "base64", content_type, data}` for a body that is not valid text in its charset ' +
         'or holds U+0000.',
-    }),
+    ),
     error: ErrorInfo.nullable(),
   })
   .meta({ id: 'Step' });
 
-/** Kinds of principal a review decision is recorded with (API.md §5); see packages/domain reviews/decidedVia. */
+/** Kinds of principal a review decision is recorded with; see packages/domain reviews/decidedVia. */
 export const DECIDED_VIA_TYPES = ['api_key', 'review_link', 'console', 'cli', 'temporal', 'timeout'] as const;
 
 export const DecidedVia = z
@@ -73,7 +72,7 @@ export const Review = z
     title: z.string(),
     instructions: z.string(),
     assignees: z.array(z.string()),
-    data: z.unknown(),
+    data: jsonValue("What the reviewer is shown: any JSON value (the step's `data` expression), secrets removed."),
     requested_at: Timestamp,
     expires_at: Timestamp,
     decision: z.enum(['approved', 'rejected']).nullable(),
@@ -90,15 +89,16 @@ export const Review = z
 const runFields = {
   id: z.string(),
   workflow_id: z.string(),
-  workflow_version: z.number().int(),
+  workflow_version: Count.min(1).meta({ description: 'The version of the workflow the run is pinned to.' }),
   status: z.enum(RUN_STATUSES),
-  input: z.record(z.string(), z.unknown()),
-  output: z.unknown(),
+  input: jsonObject('The input the run was started with: any JSON object.'),
+  output: jsonValue("The result of the workflow's output expression: any JSON value (null until the run succeeds), secrets removed."),
   error: ErrorInfo.extend({
     code: z.string().meta({
       description:
-        "A stable snake_case code: the failing step's code (step_key names it), or, for the run itself (step_key null): " +
-        'review_rejected, review_expired, output_too_large, output_too_deep (the run output nested deeper than 64 levels), ' +
+        "A stable snake_case code: the failing step's code (step_key names that step, a review step's too for " +
+        'review_rejected and review_expired), or, for the run itself (step_key null): output_too_large, output_too_deep ' +
+        '(the run output nested deeper than 64 levels), ' +
         'output_not_storable (the run output holds U+0000 or an unpaired surrogate), ' +
         'expression_error, expression_timeout or expression_too_large (the output expression), terminated (ended from Temporal).',
     }),
@@ -109,7 +109,7 @@ const runFields = {
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
-  duration_ms: z.number().int().nullable(),
+  duration_ms: DurationMs.nullable(),
 };
 
 export const Run = z.object({ ...runFields, steps: z.array(Step), review: Review.nullable() }).meta({ id: 'Run' });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { idParam, PageQuery, pageOf, StorableString, Timestamp } from './common';
+import { Count, DurationMs, idParam, jsonValue, PageQuery, pageOf, ResponseStatus, StorableString, Timestamp } from './common';
 
-/** Event kinds (API.md §7). */
+/** Event kinds. */
 export const WEBHOOK_EVENT_TYPES = [
   'run.succeeded',
   'run.failed',
@@ -97,20 +97,22 @@ export const Delivery = z
     event_id: z.string(),
     event_type: EventTypeSchema,
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),
-    attempt_count: z.number().int(),
+    attempt_count: Count,
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
-    last_response_status: z.number().int().nullable().meta({ description: '0 = no response.' }),
+    last_response_status: ResponseStatus.nullable().meta({
+      description: 'The status of the last attempt (0 = no response); null before one.',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'WebhookDelivery' });
 
 export const DeliveryAttempt = z
   .object({
-    number: z.number().int(),
+    number: Count.min(1).meta({ description: '1 for the first attempt, then 2, 3…' }),
     started_at: Timestamp,
-    duration_ms: z.number().int(),
-    response_status: z.number().int().meta({ description: '0 = no response.' }),
+    duration_ms: DurationMs,
+    response_status: ResponseStatus,
     response_body_excerpt: z.string().meta({ description: 'At most 4 KB of the response body.' }),
     error: z
       .enum(['timeout', 'dns', 'connection', 'tls', 'blocked_address', 'redirect', 'http_error', 'invalid_url', 'internal'])
@@ -128,19 +130,18 @@ export const DeliveryWithAttempts = Delivery.extend({ endpoint_id: z.string(), a
 });
 export const DeliveryList = pageOf(Delivery, 'WebhookDeliveryList');
 
-/** The body of every delivery (API.md §7). */
+/** The body of every delivery. */
 export const EventPayload = z
   .object({
     id: z.string().meta({ description: 'evt_…: the same on every attempt; dedupe on it.', example: 'evt_0123456789abcdefghijklmn' }),
     type: EventTypeSchema,
     created_at: Timestamp,
     workspace_id: z.string(),
-    data: z.unknown().meta({
-      description:
-        'run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. ' +
+    data: jsonValue(
+      'run.*: the run with its steps (secrets removed); review.decided: the review with its run_id; workflow.updated: the workflow. ' +
         'A body is at most 256 KiB: a run whose body would be larger is sent with `truncated: true` and its input, output, step ' +
         'outputs and review data as null (read the run by id); the key is absent otherwise.',
-    }),
+    ),
   })
   .meta({ id: 'WebhookEvent' });
 
@@ -155,4 +156,18 @@ export const DeliveryHeaders = z.object({
   'Svc-Event-Type': EventTypeSchema,
   'Svc-Delivery-Id': z.string().meta({ description: 'dlv_…: one per (event, endpoint).' }),
   'Svc-Delivery-Attempt': z.string().meta({ description: '1 for the first attempt, then 2, 3…', example: '1' }),
+  // Standard Webhooks (standardwebhooks.com): the official libraries verify these with the endpoint's secret.
+  'webhook-id': z
+    .string()
+    .meta({ description: 'Standard Webhooks: the event id, as `Svc-Event-Id`.', example: 'evt_0123456789abcdefghijklmn' }),
+  'webhook-timestamp': z.string().meta({
+    description: "Standard Webhooks: unix seconds of this attempt (the same instant as `Svc-Signature`'s t).",
+    example: '1767225600',
+  }),
+  'webhook-signature': z.string().meta({
+    description:
+      'Standard Webhooks: `v1,<base64>` HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"; during a rotation overlap ' +
+      'one per valid secret, space-separated, newest first. Verify with an official Standard Webhooks library and the secret as shown.',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  }),
 });

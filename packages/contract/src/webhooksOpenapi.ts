@@ -1,7 +1,18 @@
-import type { z } from 'zod';
-import type { oas31, ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { PageQuery } from './common';
-import type { Deprecation } from './deprecation';
+import {
+  exampleCreatedEndpoint,
+  exampleCreateEndpoint,
+  exampleDeliveryList,
+  exampleDeliveryWithAttempts,
+  exampleEndpoint,
+  exampleEndpointList,
+  exampleEvent,
+  exampleRetriedDelivery,
+  exampleRotatedSecret,
+  exampleUpdateEndpoint,
+} from './examples';
+import type { OpenApiHelpers } from './openapiHelpers';
 import {
   CreatedWebhookEndpoint,
   CreateEndpointBody,
@@ -20,26 +31,16 @@ import {
   WebhookEndpointList,
 } from './webhooks';
 
-/** An operation as registered in the contract: its scope (none: no API key) and its deprecation, if any. */
-export type OperationSpec = ZodOpenApiOperationObject & { scope?: string; deprecation?: Deprecation };
-
-/** The document helpers of openapi.ts (security, shared error answers, deprecation). */
-export interface OpenApiHelpers {
-  op(o: OperationSpec): ZodOpenApiOperationObject;
-  ok(schema: z.ZodType, description: string): ZodOpenApiResponseObject;
-  problem(description: string, headers?: oas31.HeadersObject): ZodOpenApiResponseObject;
-}
-
-/** `/api/v1/webhook-endpoints…` (API.md §7). */
-export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
-  const notFound = problem('No such endpoint in this workspace (endpoint_not_found).');
-  const json = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+/** `/api/v1/webhook-endpoints…`. */
+export function webhookEndpointPaths({ op, ok, problem, json }: OpenApiHelpers): ZodOpenApiPathsObject {
+  const notFound = problem(['endpoint_not_found'], 'No such endpoint in this workspace (endpoint_not_found).');
   const tags = ['Webhook endpoints'];
   const bodyErrors = {
-    '400': problem('Malformed JSON (invalid_json).'),
-    '413': problem('The body is too large (payload_too_large).'),
-    '415': problem('Body is not application/json (unsupported_media_type).'),
+    '400': problem(['invalid_json'], 'Malformed JSON (invalid_json).'),
+    '413': problem(['payload_too_large'], 'The body is too large (payload_too_large).'),
+    '415': problem(['unsupported_media_type'], 'Body is not application/json (unsupported_media_type).'),
   };
+  const noBody = problem(['validation_failed'], 'A body other than nothing or `{}` (validation_failed).');
   const endpointLinks = Object.fromEntries(
     (
       [
@@ -59,22 +60,23 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         description: 'Answers with the endpoint and its signing `secret`, which is shown only here and on rotation.',
         tags,
         scope: 'webhooks:write',
-        requestBody: json(CreateEndpointBody),
+        requestBody: json(CreateEndpointBody, exampleCreateEndpoint),
         responses: {
           '201': {
-            ...ok(CreatedWebhookEndpoint, 'The endpoint, with its secret.'),
+            ...ok(CreatedWebhookEndpoint, 'The endpoint, with its secret.', exampleCreatedEndpoint),
             headers: {
               Location: {
                 required: true,
                 schema: { type: 'string' },
                 description: '`/api/v1/webhook-endpoints/{id}`',
-                example: '/api/v1/webhook-endpoints/we_0123',
+                example: '/api/v1/webhook-endpoints/we_0123456789abcdefghijklmn',
               },
             },
             links: endpointLinks,
           },
           ...bodyErrors,
           '422': problem(
+            ['validation_failed', 'url_not_allowed', 'limit_exceeded'],
             'Validation failed (validation_failed), the URL is not https or targets a refused address (url_not_allowed), or the ' +
               'workspace already holds its cap of webhook endpoints (limit_exceeded: `limit` names the cap, `limit_value` its ' +
               'figure; nothing is created).',
@@ -89,7 +91,7 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         requestParams: { query: PageQuery },
         responses: {
           '200': {
-            ...ok(WebhookEndpointList, 'A page of endpoints, newest first.'),
+            ...ok(WebhookEndpointList, 'A page of endpoints, newest first.', exampleEndpointList),
             links: {
               GetFirstEndpoint: {
                 operationId: 'getWebhookEndpoint',
@@ -103,7 +105,7 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
               },
             },
           },
-          '400': problem('Bad query parameters (invalid_request).'),
+          '400': problem(['invalid_request'], 'Bad query parameters (invalid_request).'),
         },
       }),
     },
@@ -114,7 +116,7 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         tags,
         scope: 'webhooks:read',
         requestParams: { path: EndpointIdParams },
-        responses: { '200': ok(WebhookEndpoint, 'The endpoint.'), '404': notFound },
+        responses: { '200': ok(WebhookEndpoint, 'The endpoint.', exampleEndpoint), '404': notFound },
       }),
       patch: op({
         operationId: 'updateWebhookEndpoint',
@@ -123,12 +125,15 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         tags,
         scope: 'webhooks:write',
         requestParams: { path: EndpointIdParams },
-        requestBody: json(UpdateEndpointBody),
+        requestBody: json(UpdateEndpointBody, exampleUpdateEndpoint),
         responses: {
-          '200': ok(WebhookEndpoint, 'The endpoint as updated.'),
+          '200': ok(WebhookEndpoint, 'The endpoint as updated.', exampleEndpoint),
           ...bodyErrors,
           '404': notFound,
-          '422': problem('Validation failed (validation_failed), or the URL is refused (url_not_allowed).'),
+          '422': problem(
+            ['validation_failed', 'url_not_allowed'],
+            'Validation failed (validation_failed), or the URL is refused (url_not_allowed).',
+          ),
         },
       }),
       delete: op({
@@ -151,10 +156,10 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         scope: 'webhooks:write',
         requestParams: { path: EndpointIdParams },
         responses: {
-          '200': ok(RotatedSecret, 'The new secret.'),
+          '200': ok(RotatedSecret, 'The new secret.', exampleRotatedSecret),
           ...bodyErrors,
           '404': notFound,
-          '422': problem('A body other than nothing or `{}` (validation_failed).'),
+          '422': noBody,
         },
       }),
     },
@@ -167,7 +172,7 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         requestParams: { path: EndpointIdParams, query: ListDeliveriesQuery },
         responses: {
           '200': {
-            ...ok(DeliveryList, 'A page of deliveries, newest first.'),
+            ...ok(DeliveryList, 'A page of deliveries, newest first.', exampleDeliveryList),
             links: {
               GetFirstDelivery: {
                 operationId: 'getWebhookDelivery',
@@ -181,7 +186,7 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
               },
             },
           },
-          '400': problem('Bad query parameters.'),
+          '400': problem(['invalid_request'], 'Bad query parameters (invalid_request).'),
           '404': notFound,
         },
       }),
@@ -194,8 +199,8 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         scope: 'webhooks:read',
         requestParams: { path: DeliveryIdParams },
         responses: {
-          '200': ok(DeliveryWithAttempts, 'The delivery and its attempts, oldest first.'),
-          '404': problem('No such endpoint or delivery (endpoint_not_found / not_found).'),
+          '200': ok(DeliveryWithAttempts, 'The delivery and its attempts, oldest first.', exampleDeliveryWithAttempts),
+          '404': problem(['endpoint_not_found', 'not_found'], 'No such endpoint (endpoint_not_found) or delivery (not_found).'),
         },
       }),
     },
@@ -210,15 +215,26 @@ export function webhookEndpointPaths({ op, ok, problem }: OpenApiHelpers): ZodOp
         scope: 'webhooks:write',
         requestParams: { path: DeliveryIdParams },
         responses: {
-          '202': ok(Delivery, 'Accepted: the delivery, pending again.'),
+          '202': ok(Delivery, 'Accepted: the delivery, pending again.', exampleRetriedDelivery),
           ...bodyErrors,
-          '404': problem('No such endpoint or delivery.'),
-          '409': problem('The endpoint is disabled (conflict): re-enable it first.'),
-          '422': problem('A body other than nothing or `{}` (validation_failed).'),
+          '404': problem(['endpoint_not_found', 'not_found'], 'No such endpoint (endpoint_not_found) or delivery (not_found).'),
+          '409': problem(['conflict'], 'The endpoint is disabled (conflict): re-enable it first.'),
+          '422': noBody,
         },
       }),
     },
   };
+}
+
+/** `run.waiting_for_review` → `onRunWaitingForReview`: what a receiver's handler of that event is called. */
+function eventOperationId(type: string): string {
+  return (
+    'on' +
+    type
+      .split(/[._]/)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join('')
+  );
 }
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event kind, as received by an endpoint. */
@@ -228,7 +244,7 @@ export function webhookEventsDocument(): ZodOpenApiPathsObject {
       type,
       {
         post: {
-          operationId: `event_${type.replace('.', '_')}`,
+          operationId: eventOperationId(type),
           tags: ['Events'],
           // The receiver authenticates a delivery by its Svc-Signature header, not by an HTTP security scheme.
           security: [],
@@ -239,7 +255,7 @@ export function webhookEventsDocument(): ZodOpenApiPathsObject {
             '2 h, 5 h, 10 h, then to 24 h); Retry-After on 429/503 is honoured (up to 6 h); 410 disables the endpoint. Order is not ' +
             'guaranteed and duplicates can occur: dedupe on the event id.',
           requestParams: { header: DeliveryHeaders },
-          requestBody: { required: true, content: { 'application/json': { schema: EventPayload } } },
+          requestBody: { required: true, content: { 'application/json': { schema: EventPayload, example: exampleEvent(type) } } },
           responses: {
             '2XX': { description: 'Received.' },
             '410': { description: 'Gone: the endpoint is disabled at once and receives nothing more.' },

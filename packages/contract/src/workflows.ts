@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageOf, Timestamp } from './common';
+import { Count, idParam, jsonObject, pageOf, Timestamp } from './common';
 
 export const WorkflowIdParams = z.object({ workflow_id: idParam('wf', 'wf_0123456789abcdefghijklmn') });
 
@@ -9,8 +9,8 @@ export const Workflow = z
     name: z.string(),
     slug: z.string(),
     description: z.string(),
-    version: z.number().int(),
-    input_schema: z.record(z.string(), z.unknown()).nullable(),
+    version: Count.min(1).meta({ description: 'Grows by one with every change of the definition.' }),
+    input_schema: jsonObject('The JSON Schema a run input must match, as the definition gives it; null when there is none.').nullable(),
     steps: z.array(z.object({ key: z.string(), name: z.string(), type: z.enum(['http', 'transform', 'condition', 'delay', 'review']) })),
     trigger: z.object({ url: z.string(), auth: z.object({ secret: z.boolean(), signature: z.boolean() }) }),
     created_at: Timestamp,

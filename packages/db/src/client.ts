@@ -60,7 +60,15 @@ export function createDb(
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onError?.(err));
   pool.on('connect', coalesceWrites);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // An interactive transaction waits for a pooled connection as long as a statement does (not
+  // Prisma's 2 s), and may last as long as its statements' deadline allows.
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool),
+    transactionOptions: {
+      maxWait: connection.connectionTimeoutMillis,
+      timeout: 2 * (opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
+    },
+  });
   const lane = new PipelinedLane(connection, PIPELINED_CONNECTIONS, opts.onError);
   return {
     prisma,

@@ -6,9 +6,8 @@ import type { PipelinedLane } from './pipelinedLane';
 /**
  * The hot paths' statements (every API request's key check, `GET /runs/{id}`, a run's writes in
  * the worker), run straight on the pool as named statements: PostgreSQL parses and plans each
- * once per connection, not on every call, and Prisma's per-query work is skipped. Measured on
- * the 2-core VM: the key check 1.05 ms through `$queryRaw`, 0.2–0.4 ms prepared; a run's read
- * 0.70 → 0.1–0.2 ms. Queries are Prisma's `Prisma.sql` templates, so the same text serves both
+ * once per connection, not on every call, and Prisma's per-query work is skipped. Queries are
+ * Prisma's `Prisma.sql` templates, so the same text serves both
  * ways (rowsOf). A statement outside a transaction goes down the pipelined lane when there is one
  * (pipelinedLane.ts).
  */

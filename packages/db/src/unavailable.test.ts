@@ -19,6 +19,15 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
   });
 
+  it('recognises a pool with no connection free in time, and a transaction that could not start', () => {
+    expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).toBe(true);
+    const noTransaction = Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), {
+      code: 'P2028',
+    });
+    expect(isDatabaseUnavailable(noTransaction)).toBe(true);
+  });
+
   it('leaves bugs and bad data alone', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('unique'), { code: 'P2002' }))).toBe(false);
     expect(isDatabaseUnavailable(Object.assign(new Error('syntax'), { code: '42601' }))).toBe(false);

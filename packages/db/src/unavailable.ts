@@ -6,7 +6,8 @@ import { adapterCauseOf, sqlStateOf } from './sqlState';
  * connections, no pooled connection free in time, no answer in time), as opposed to a bug or bad
  * data: callers answer 503 and retry later.
  */
-const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// P2028: an interactive transaction could not start (no pooled connection) or outlived its bound.
+const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 // SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutdown, crash, starting up).
 const SQLSTATE_UNAVAILABLE = /^(08...|57P0[123])$/;
 const NODE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);

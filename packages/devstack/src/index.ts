@@ -22,7 +22,17 @@ export type { TemporalServerBuild, TemporalCluster, TemporalClusterOptions, Temp
 export { ensureCaddy, CADDY_VERSION } from './caddy';
 export { ensureGoTool, goModuleDir } from './goTool';
 export type { GoTool } from './goTool';
-export { ensureChromium, ensureSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './testTools';
+export {
+  ensureChromium,
+  ensureOpenApiPythonClient,
+  ensureSchemathesis,
+  ensureStandardWebhooksPython,
+  schemathesisVenvDir,
+  OPENAPI_PYTHON_CLIENT_VERSION,
+  SCHEMATHESIS_VERSION,
+  STANDARDWEBHOOKS_VERSION,
+} from './testTools';
+export { ensureOpenApiGenerator, svcMavenRepo, MAVEN_DEPENDENCY_PLUGIN, OPENAPI_GENERATOR_VERSION } from './openapiGenerator';
 export { svcCacheDir } from './cacheDir';
 export { findFreePort, isPortFree } from './ports';
 export type { FindFreePortOptions } from './ports';

@@ -104,8 +104,19 @@ export class AppError extends Error {
   }
 }
 
-export const ERROR_TYPE_BASE = 'https://svc.dev/problems/';
+export function errorTitle(code: ErrorCode): string {
+  return TITLES[code];
+}
 
-export function errorTypeUri(code: ErrorCode): string {
-  return ERROR_TYPE_BASE + code.replace(/_/g, '-');
+/** Where the gateway serves the page explaining each code. */
+export const PROBLEM_PAGES_PATH = '/docs/problems';
+
+/** The page of a code: its name with `-` for `_`, as URL paths are usually spelled. */
+export function problemPageSlug(code: ErrorCode): string {
+  return code.replace(/_/g, '-');
+}
+
+/** A problem's `type`: the URI of the gateway's page explaining the code, so it resolves wherever the gateway runs. */
+export function errorTypeUri(baseUrl: string, code: ErrorCode): string {
+  return `${baseUrl}${PROBLEM_PAGES_PATH}/${problemPageSlug(code)}`;
 }

@@ -10,5 +10,7 @@ export {
   verifyWebhook,
 } from './webhookSignature';
 export type { ParsedSignature, SignWebhookArgs, VerifyWebhookArgs, WebhookVerifyFailure } from './webhookSignature';
+export { newWebhookSecret, signStandardWebhook, standardWebhookKey } from './standardWebhooks';
+export type { SignStandardWebhookArgs } from './standardWebhooks';
 export { createReviewLinkSigner } from './reviewLinks';
 export type { ReviewLinkClaims, ReviewLinkSigner } from './reviewLinks';

@@ -1,12 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Outbound webhook signatures (API.md §7):
+ * Outbound webhook signatures, the product's own scheme (Standard Webhooks: standardWebhooks.ts):
  *
  *     Svc-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
  *
  * `<hex>` is the lowercase hex HMAC-SHA256 of `"<t>.<raw body>"`, keyed with the endpoint
- * secret (`whsec_…`) used as the UTF-8 bytes of the string as written. During a rotation
+ * secret (`whsec_…`) used as the UTF-8 bytes of the whole string as written. During a rotation
  * overlap there is one `v1=` per valid secret, newest first.
  */
 

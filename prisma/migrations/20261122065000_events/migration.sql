@@ -1,4 +1,4 @@
--- Events (API.md §7): recorded once, keyed by a dedupe key so retried activities and
+-- Events: recorded once, keyed by a dedupe key so retried activities and
 -- repeated calls never record the same fact twice.
 CREATE TABLE "events" (
     "id" TEXT NOT NULL,

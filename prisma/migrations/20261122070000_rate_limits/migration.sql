@@ -1,4 +1,4 @@
--- Rate-limit counters shared by every gateway instance (API.md §8), written by
+-- Rate-limit counters shared by every gateway instance, written by
 -- rate-limiter-flexible's RateLimiterPostgres (created here, so the gateway passes
 -- `tableCreated: true`). The columns, their order and types are the ones the library's
 -- own CREATE TABLE uses and its `INSERT ... VALUES ($1, $2, $3)` relies on:

@@ -1,4 +1,4 @@
--- Outbound webhooks (API.md §7): endpoints, deliveries (the delivery log and the outbox the
+-- Outbound webhooks: endpoints, deliveries (the delivery log and the outbox the
 -- delivery workflows are started from), attempts; and the mail outbox used without SMTP.
 
 CREATE TABLE "webhook_endpoints" (

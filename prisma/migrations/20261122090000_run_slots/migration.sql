@@ -1,4 +1,4 @@
--- The concurrency limit of each workspace (API.md §8): one row per run that holds a slot or
+-- The concurrency limit of each workspace: one row per run that holds a slot or
 -- waits for one. Rows are taken and given back under a lock on the workspace row, so the
 -- limit holds across every worker.
 CREATE TABLE "run_slots" (

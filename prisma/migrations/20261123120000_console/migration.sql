@@ -1,4 +1,4 @@
--- The web console (API.md §11): workspace members, their server-side sessions, one-time
+-- The web console: workspace members, their server-side sessions, one-time
 -- sign-in / invitation links, and failed sign-ins (for throttling).
 CREATE TABLE "members" (
     "id" TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- Who decided a review, as the server authenticated it (API.md §5), beside the free-text
+-- Who decided a review, as the server authenticated it, beside the free-text
 -- decided_by label the caller may choose: the kind of principal and its id (an API key id,
 -- the review link's assignee, a console member id, the CLI's OS account). NULL while pending,
 -- when cancelled, and for decisions recorded before this column existed.

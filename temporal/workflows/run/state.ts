@@ -25,7 +25,7 @@ export interface RunState {
    */
   pending?: { reviewId: string; decision?: DecideReviewInput; closing?: boolean };
   decidedReviews: Set<string>;
-  /** Whether this run holds one of its workspace's concurrency slots (API.md §8). */
+  /** Whether this run holds one of its workspace's concurrency slots. */
   slot: 'none' | 'waiting' | 'held';
   /**
    * Moves the run to `next` and shows it in SvcRunStatus; `announce: false` leaves the search

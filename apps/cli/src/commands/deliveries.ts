@@ -1,39 +1,34 @@
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import { DELIVERY_STATUSES, getDelivery, listDeliveries, listOutboxEmails, retryDelivery } from '@svc/domain';
 import type { DeliveryStatus } from '@svc/domain';
+import { examples } from '../help';
 import { table } from '../output';
 import type { Run } from '../run';
+import { limitOption } from '../usage';
 
-function limitOf(v: string | undefined, fallback: number): number {
-  const n = Number(v ?? fallback);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error('--limit must be a whole number from 1 to 100');
-  return n;
-}
-
-/** `svc deliveries …`: the outbound webhook delivery log (API.md §7, §10). */
+/** `svc deliveries …`: the outbound webhook delivery log. */
 export function registerDeliveries(program: Command, run: Run): void {
   const d = program.command('deliveries').description('Outbound webhook deliveries');
-  d.command('list')
+  examples(d, 'svc deliveries list --endpoint we_123 --status failed');
+  const list = d
+    .command('list')
     .description("An endpoint's delivery log, newest first")
     .requiredOption('--endpoint <id>', 'webhook endpoint id (we_…)')
-    .option('--status <status>', `one of ${DELIVERY_STATUSES.join(', ')}`)
+    .addOption(new Option('--status <status>', 'only deliveries in this status').choices(DELIVERY_STATUSES))
     .option('--event-type <type>', 'e.g. run.succeeded')
-    .option('--limit <n>', '1–100 (default 50)')
+    .addOption(limitOption(50))
     .option('--cursor <cursor>', 'next_cursor of an earlier page')
-    .action((o: { endpoint: string; status?: string; eventType?: string; limit?: string; cursor?: string }) =>
+    .action((o: { endpoint: string; status?: DeliveryStatus; eventType?: string; limit: number; cursor?: string }) =>
       run(
-        async (ctx) => {
-          if (o.status && !(DELIVERY_STATUSES as readonly string[]).includes(o.status)) {
-            throw new Error(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
-          }
-          return listDeliveries(ctx.db.prisma, {
+        (ctx) =>
+          listDeliveries(ctx.db.prisma, {
             endpointId: o.endpoint,
-            status: o.status as DeliveryStatus | undefined,
+            status: o.status,
             eventType: o.eventType,
-            limit: limitOf(o.limit, 50),
+            limit: o.limit,
             cursor: o.cursor,
-          });
-        },
+          }),
         (p) =>
           table(p.data, [
             'id',
@@ -47,7 +42,13 @@ export function registerDeliveries(program: Command, run: Run): void {
           ]) + (p.next_cursor ? `\nmore: --cursor ${p.next_cursor}` : ''),
       ),
     );
-  d.command('show <deliveryId>')
+  examples(
+    list,
+    'svc deliveries list --endpoint we_123',
+    'svc deliveries list --endpoint we_123 --status failed --event-type run.failed --limit 10',
+  );
+  const show = d
+    .command('show <deliveryId>')
     .description('One delivery with every attempt')
     .action((deliveryId: string) =>
       run(
@@ -63,7 +64,9 @@ export function registerDeliveries(program: Command, run: Run): void {
           ].join('\n'),
       ),
     );
-  d.command('retry <deliveryId>')
+  examples(show, 'svc deliveries show dlv_123');
+  const retry = d
+    .command('retry <deliveryId>')
     .description('Send a delivery again (a new attempt sequence, started by a worker within seconds)')
     .action((deliveryId: string) =>
       run(
@@ -71,20 +74,21 @@ export function registerDeliveries(program: Command, run: Run): void {
         (v) => `delivery ${v.id} queued again (status ${v.status})`,
       ),
     );
+  examples(retry, 'svc deliveries retry dlv_123');
 }
 
 /** `svc mail list`: the mail outbox (no SMTP configured). */
 export function registerMail(program: Command, run: Run): void {
-  program
-    .command('mail')
-    .description('Notification mail')
+  const mail = program.command('mail').description('Notification mail');
+  examples(mail, 'svc mail list --to ops@acme.test');
+  const list = mail
     .command('list')
     .description('Mail kept in the outbox because no SMTP_URL is configured, newest first')
     .option('--to <email>', 'only mail to this address')
-    .option('--limit <n>', '1–100 (default 20)')
-    .action((o: { to?: string; limit?: string }) =>
+    .addOption(limitOption(20))
+    .action((o: { to?: string; limit: number }) =>
       run(
-        async (ctx) => ({ data: await listOutboxEmails(ctx.db.prisma, { limit: limitOf(o.limit, 20), to: o.to }) }),
+        async (ctx) => ({ data: await listOutboxEmails(ctx.db.prisma, { limit: o.limit, to: o.to }) }),
         (p) =>
           p.data.length === 0
             ? '(none)'
@@ -93,4 +97,5 @@ export function registerMail(program: Command, run: Run): void {
                 .join('\n\n' + '-'.repeat(72) + '\n\n'),
       ),
     );
+  examples(list, 'svc mail list', 'svc mail list --to ops@acme.test --limit 5');
 }

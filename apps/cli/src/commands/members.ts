@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addMember, createMailer, issueSignInLink, listMembers, normalizeEmail } from '@svc/domain';
 import type { CliContext } from '../context';
+import { examples } from '../help';
 import { table } from '../output';
 import type { Run } from '../run';
 
@@ -9,10 +10,12 @@ function mailerOf(ctx: CliContext) {
   return createMailer({ smtpUrl: ctx.config.SMTP_URL, from: ctx.config.MAIL_FROM, logger: { info() {}, warn() {} }, db: ctx.db.prisma });
 }
 
-/** `svc members …`: the people of a workspace who use the web console (API.md §11). */
+/** `svc members …`: the people of a workspace who use the web console. */
 export function registerMembers(program: Command, run: Run): void {
   const m = program.command('members').description('Console members of a workspace');
-  m.command('add')
+  examples(m, 'svc members add --workspace ws_123 --email ada@acme.test --role admin');
+  const add = m
+    .command('add')
     .description('Add a member and mail them an invitation link to choose a password')
     .requiredOption('--workspace <id>', 'workspace id')
     .requiredOption('--email <email>', "the member's email")
@@ -34,7 +37,10 @@ export function registerMembers(program: Command, run: Run): void {
         (v) => `${v.email} added to ${v.workspace_id} as ${v.role}; an invitation link was mailed.`,
       ),
     );
-  m.command('list')
+  examples(add, 'svc members add --workspace ws_123 --email ada@acme.test --role member');
+  const list = m
+    .command('list')
+    .description("A workspace's console members")
     .requiredOption('--workspace <id>', 'workspace id')
     .action((o: { workspace: string }) =>
       run(
@@ -42,7 +48,9 @@ export function registerMembers(program: Command, run: Run): void {
         (r) => table(r.data, ['id', 'email', 'role', 'has_password', 'created_at']),
       ),
     );
-  m.command('sign-in-link')
+  examples(list, 'svc members list --workspace ws_123');
+  const signInLink = m
+    .command('sign-in-link')
     .description('Print a one-time sign-in link (15 minutes) for a member, e.g. the demo admin')
     .requiredOption('--email <email>', "the member's email")
     .action((o: { email: string }) =>
@@ -58,4 +66,5 @@ export function registerMembers(program: Command, run: Run): void {
         (v) => v.link,
       ),
     );
+  examples(signInLink, 'svc members sign-in-link --email admin@demo.test');
 }

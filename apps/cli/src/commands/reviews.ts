@@ -1,7 +1,9 @@
 import { userInfo } from 'node:os';
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import { decideReview, listReviews } from '@svc/domain';
 import { createRunControl } from '@svc/temporal';
+import { examples } from '../help';
 import { table } from '../output';
 import type { Run } from '../run';
 
@@ -16,8 +18,10 @@ function osAccount(): string | null {
 
 export function registerReviews(program: Command, run: Run): void {
   const reviews = program.command('reviews').description('Runs waiting for a person');
-  reviews
+  examples(reviews, 'svc reviews list --workspace ws_123 --pending');
+  const list = reviews
     .command('list')
+    .description("A workspace's reviews, newest first")
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--pending', 'only reviews waiting for a decision')
     .action((o: { workspace: string; pending?: boolean }) =>
@@ -26,16 +30,18 @@ export function registerReviews(program: Command, run: Run): void {
         (r) => table(r.data, ['id', 'run_id', 'status', 'title', 'assignees', 'expires_at']),
       ),
     );
-  reviews
+  examples(list, 'svc reviews list --workspace ws_123 --pending');
+  const decide = reviews
     .command('decide <reviewId>')
-    .option('--approve', 'approve: the run continues')
-    .option('--reject', 'reject: the run fails (unless the step continues on reject)')
+    .description('Approve or reject a pending review')
+    .addOption(new Option('--approve', 'approve: the run continues').conflicts('reject'))
+    .addOption(new Option('--reject', 'reject: the run fails (unless the step continues on reject)').conflicts('approve'))
     .option('--comment <text>', 'a comment kept with the decision')
     .option('--by <email>', 'who decided', 'cli')
-    .action((reviewId: string, o: { approve?: boolean; reject?: boolean; comment?: string; by: string }) =>
-      run(
+    .action((reviewId: string, o: { approve?: boolean; reject?: boolean; comment?: string; by: string }, cmd: Command) => {
+      if (!o.approve && !o.reject) cmd.error('error: give one of --approve or --reject');
+      return run(
         async (ctx) => {
-          if (Boolean(o.approve) === Boolean(o.reject)) throw new Error('give exactly one of --approve or --reject');
           const control = createRunControl(await ctx.temporal());
           return decideReview(
             { prisma: ctx.db.prisma, control },
@@ -50,6 +56,7 @@ export function registerReviews(program: Command, run: Run): void {
           );
         },
         (r) => `review ${r.id} ${r.status}${r.comment ? ` (${r.comment})` : ''}; run ${r.run_id}`,
-      ),
-    );
+      );
+    });
+  examples(decide, 'svc reviews decide rev_123 --approve --comment "looks right" --by ops@acme.test');
 }

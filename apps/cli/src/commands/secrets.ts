@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { listSecrets, reencryptSecrets, setSecret } from '@svc/domain';
+import { examples } from '../help';
 import { table } from '../output';
 import type { Run } from '../run';
 
@@ -15,7 +16,10 @@ async function readStdin(): Promise<string> {
 
 export function registerSecrets(program: Command, run: Run): void {
   const s = program.command('secrets').description('Workspace secrets (values are never printed)');
-  s.command('set <name>')
+  examples(s, 'printf %s "$STRIPE_KEY" | svc secrets set --workspace ws_123 STRIPE_KEY');
+  const set = s
+    .command('set <name>')
+    .description('Set a secret (the value is read from standard input), used as secrets.NAME in workflows')
     .requiredOption('--workspace <id>', 'workspace id')
     .action((name: string, o: { workspace: string }) =>
       run(
@@ -23,7 +27,10 @@ export function registerSecrets(program: Command, run: Run): void {
         (v) => `secret ${v.name} set`,
       ),
     );
-  s.command('list')
+  examples(set, 'printf %s "$STRIPE_KEY" | svc secrets set --workspace ws_123 STRIPE_KEY');
+  const list = s
+    .command('list')
+    .description("A workspace's secret names (never their values)")
     .requiredOption('--workspace <id>', 'workspace id')
     .action((o: { workspace: string }) =>
       run(
@@ -31,7 +38,10 @@ export function registerSecrets(program: Command, run: Run): void {
         (r) => table(r.data, ['name', 'updated_at']),
       ),
     );
-  s.command('reencrypt')
+  examples(list, 'svc secrets list --workspace ws_123');
+  const reencrypt = s
+    .command('reencrypt')
+    .summary('Re-seal every secret at rest under the current key')
     .description(
       'Re-seal every secret at rest (workspace, trigger and webhook secrets) under the current SVC_ENCRYPTION_KEY, ' +
         'opening old values with SVC_ENCRYPTION_KEY_PREVIOUS; run it after a key rotation (idempotent)',
@@ -45,4 +55,5 @@ export function registerSecrets(program: Command, run: Run): void {
         (r) => [`re-encrypted under key ${r.key_id}:`, ...Object.entries(r.reencrypted).map(([kind, n]) => `  ${kind}: ${n}`)].join('\n'),
       ),
     );
+  examples(reencrypt, 'SVC_ENCRYPTION_KEY=<new> SVC_ENCRYPTION_KEY_PREVIOUS=<old> svc secrets reencrypt');
 }

@@ -4,12 +4,14 @@ import { createSecretBox } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import type { GatewayDeps } from '../deps';
 import type { ClientAddresses } from '../middleware/clientAddress';
+import type { LiveHub } from './live';
 
 /**
  * The gateway's dependencies plus the mailer for invitations and sign-in links, and the client
- * addresses the API's rate limits count (read through TRUSTED_PROXY_CIDRS), for the sign-in throttle.
+ * addresses the API's rate limits count (read through TRUSTED_PROXY_CIDRS), for the sign-in throttle,
+ * and the hub of live pages.
  */
-export type ConsoleDeps = GatewayDeps & { mailer: Mailer; addresses: ClientAddresses };
+export type ConsoleDeps = GatewayDeps & { mailer: Mailer; addresses: ClientAddresses; live: LiveHub };
 
 /** The box that seals secrets; pages that need one answer 503 on a server without a key. */
 export function secretBoxOf(deps: ConsoleDeps): SecretBox {

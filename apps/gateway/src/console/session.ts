@@ -5,13 +5,14 @@ import type { ConsoleSessionView } from '@svc/domain';
 import type { Db } from '@svc/db';
 import { safeEqual } from '@svc/signing';
 import { layout } from './layout';
+import type { PageSession } from './layout';
 import { html } from './html';
 
 export const SESSION_COOKIE = 'svc_console';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    consoleSession?: ConsoleSessionView;
+    consoleSession?: PageSession;
     consoleSessionId?: string;
   }
 }

@@ -36,12 +36,17 @@ steps:
     title: 'Call an HTTP API',
     yaml: `name: Fetch
 slug: fetch
+description: Reads a page and keeps its status.
 steps:
   - key: get
     type: http
-    request:
-      method: GET
-      url: https://example.com/
+    method: GET
+    url: https://example.com/
+    timeout: 10s
+    retry:
+      max_attempts: 3
+      interval: 2s
+output: steps.get.output.status
 `,
   },
 };

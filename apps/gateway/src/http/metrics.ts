@@ -57,12 +57,12 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Reque
   };
 }
 
-/** The app main.ts listens with on METRICS_ADDRESS: `/metrics` and nothing else. */
-export function createMetricsApp(metrics: Metrics, token: string | undefined, logger: Logger): Express {
+/** The app main.ts listens with on METRICS_ADDRESS: `/metrics` and nothing else (its problems point at the gateway's pages). */
+export function createMetricsApp(metrics: Metrics, token: string | undefined, logger: Logger, baseUrl: string): Express {
   const app = express();
   app.disable('x-powered-by');
   app.get('/metrics', metricsRoute(metrics, token));
   app.use(notFound);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, baseUrl));
   return app;
 }

@@ -11,9 +11,10 @@ export const notFound: RequestHandler = (req, _res, next) => {
 
 /**
  * The last handler: known errors become problems; PostgreSQL or Temporal out of reach is a
- * 503 the client may retry; anything else is logged and answered as 500.
+ * 503 the client may retry; anything else is logged and answered as 500. Problem types point
+ * under `baseUrl` (the gateway's BASE_URL).
  */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, baseUrl: string): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
@@ -21,16 +22,16 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (err instanceof AppError) {
       if (err.status >= 500) logger.warn({ requestId: res.locals.requestId, code: err.code }, err.message);
-      sendProblem(res, err);
+      sendProblem(res, err, baseUrl);
       return;
     }
     const away = isDatabaseUnavailable(err) || isStatementTimeout(err) ? 'database' : isTemporalUnavailable(err) ? 'temporal' : undefined;
     if (away) {
       logger.warn({ requestId: res.locals.requestId, method: req.method, path: req.path, away }, `${away} unavailable`);
-      sendProblem(res, new AppError('unavailable', 'The service is briefly unavailable; retry the request'));
+      sendProblem(res, new AppError('unavailable', 'The service is briefly unavailable; retry the request'), baseUrl);
       return;
     }
     logger.error({ requestId: res.locals.requestId, method: req.method, path: req.path, err }, 'unhandled error');
-    sendProblem(res, new AppError('internal_error', 'Something went wrong on our side; quote the request id if you contact us'));
+    sendProblem(res, new AppError('internal_error', 'Something went wrong on our side; quote the request id if you contact us'), baseUrl);
   };
 }

@@ -7,7 +7,7 @@ import { bearerToken, keyCountsOf, principalOf } from './authenticate';
 import type { ClientAddresses } from './clientAddress';
 
 /**
- * Rate limits of API.md §8 on the /api/v1 router. Every answer carries RateLimit-Policy and
+ * Rate limits (docs/limits.md) on the /api/v1 router. Every answer carries RateLimit-Policy and
  * RateLimit; a refused request is answered 429 `rate_limited` with Retry-After before it reaches
  * any route, so it has no side effect (and is not counted).
  *

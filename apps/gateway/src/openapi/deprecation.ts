@@ -4,7 +4,7 @@ import type { OpenApiDocument } from '@svc/contract';
 import { templateMatcher } from './pathMatcher';
 
 /**
- * API.md §1 "Versioning": every answer of a deprecated operation carries `Deprecation` (RFC 9745),
+ * Versioning: every answer of a deprecated operation carries `Deprecation` (RFC 9745),
  * `Sunset` (RFC 8594) and `Link` (successor-version / deprecation). Which operations are deprecated,
  * since when and until when is read from the OpenAPI document: the `deprecation` of an operation's
  * registration in packages/contract (`op({ deprecation: { since, sunset, successor } })`), which also

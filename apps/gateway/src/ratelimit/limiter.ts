@@ -1,16 +1,10 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { DbHandle } from '@svc/db';
-import { RATE_WINDOW_SECONDS } from '@svc/domain';
+import type { SqlSource } from '@svc/db';
+import { givePointsBack, peekCounter, RATE_WINDOW_SECONDS, sweepCounters, takePoint } from '@svc/domain';
 import type { CounterState, WorkspaceLimits } from '@svc/domain';
 import { mostConstraining } from './headers';
 import type { Policy, PolicyState } from './headers';
 import { KeyLeases } from './keyLeases';
 import type { KeyLease } from './keyLeases';
-
-/** The table of prisma/migrations/20261122070000_rate_limits, shared by every gateway instance. */
-export const RATE_LIMIT_TABLE = 'rate_limits';
-
-type Pool = DbHandle['pool'];
 
 /** The outcome of one request against its policies. */
 export interface RateDecision {
@@ -44,12 +38,14 @@ export interface RateLimiter {
   takeForHookAddress(address: string): Promise<RateDecision | null>;
   /** Counts a /hooks request against its trigger, at the workspace plan's per-key figure. */
   takeForTrigger(triggerId: string, perMin: number): Promise<RateDecision>;
+  /** Counts a start made in the console against the workspace's counter, the one its API keys share. */
+  takeForWorkspace(workspaceId: string, perMin: number): Promise<RateDecision>;
   close(): void;
 }
 
 export interface RateLimiterOptions {
-  /** The pg pool behind Prisma (`db.pool`). */
-  pool: Pool;
+  /** Where the counters are read and written (the gateway's prepared statements). */
+  db: SqlSource;
   /** Unauthenticated requests per client address per minute; 0 turns that limit off. */
   unauthenticatedPerMin: number;
   /** /hooks requests per source address per minute; 0 turns that limit off. */
@@ -70,81 +66,53 @@ interface Take {
 /** A refund this close to the end of a window could land in the next one, where it would grant a request. */
 const REFUND_GUARD_MS = 1_000;
 
-/**
- * One counter dimension (address, trigger) in the shared table. rate-limiter-flexible
- * stores only the count and the window's end per key; the quota is compared in this process,
- * so one limiter object exists per quota value: a plan change therefore applies to the very next
- * request, on the same stored count.
- */
+/** One counter dimension (address, trigger): rows `<prefix>:<id>`, judged against the policy's quota in this process. */
 class Dimension {
-  private readonly limiters = new Map<number, RateLimiterPostgres>();
-
   constructor(
-    private readonly pool: Pool,
+    private readonly db: SqlSource,
     private readonly prefix: string,
   ) {}
 
-  private limiter(points: number): RateLimiterPostgres {
-    let l = this.limiters.get(points);
-    if (!l) {
-      if (this.limiters.size >= 1_000) this.limiters.clear();
-      l = new RateLimiterPostgres({
-        storeClient: this.pool,
-        storeType: 'pool',
-        tableName: RATE_LIMIT_TABLE,
-        tableCreated: true,
-        clearExpiredByTimeout: false,
-        keyPrefix: this.prefix,
-        points,
-        duration: RATE_WINDOW_SECONDS,
-      });
-      this.limiters.set(points, l);
-    }
-    return l;
-  }
-
   async take(id: string, policy: Policy): Promise<Take> {
-    const limiter = this.limiter(policy.quota);
-    let res: RateLimiterRes;
-    let allowed = true;
-    try {
-      res = await limiter.consume(id, 1);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      res = err;
-      allowed = false;
-    }
-    const msBeforeReset = res.msBeforeNext;
+    const key = `${this.prefix}:${id}`;
+    const now = Date.now();
+    const { points, expire } = await takePoint(this.db, key, now);
+    const allowed = points <= policy.quota;
+    const msBeforeReset = Math.max(expire - now, 0);
     return {
       allowed,
-      state: { policy, remaining: allowed ? res.remainingPoints : 0, msBeforeReset },
-      refund: async () => {
-        if (msBeforeReset > REFUND_GUARD_MS) await limiter.reward(id, 1);
-      },
+      state: { policy, remaining: Math.max(policy.quota - points, 0), msBeforeReset },
+      refund: () => givePointsBack(this.db, [key], 1, Date.now() + REFUND_GUARD_MS),
     };
   }
 
   async peek(id: string, policy: Policy): Promise<{ allowed: boolean; state: PolicyState }> {
-    const res = await this.limiter(policy.quota).get(id);
-    if (!res) return { allowed: true, state: { policy, remaining: policy.quota, msBeforeReset: policy.windowSeconds * 1000 } };
-    const allowed = res.consumedPoints < policy.quota;
-    return { allowed, state: { policy, remaining: allowed ? res.remainingPoints : 0, msBeforeReset: res.msBeforeNext } };
+    const now = Date.now();
+    const counter = await peekCounter(this.db, `${this.prefix}:${id}`, now);
+    if (!counter) return { allowed: true, state: { policy, remaining: policy.quota, msBeforeReset: policy.windowSeconds * 1000 } };
+    const allowed = counter.points < policy.quota;
+    return {
+      allowed,
+      state: { policy, remaining: Math.max(policy.quota - counter.points, 0), msBeforeReset: Math.max(counter.expire - now, 0) },
+    };
   }
 }
 
 /**
- * Rate limits counted in PostgreSQL through rate-limiter-flexible, so every gateway instance
+ * Rate limits counted in PostgreSQL (domain rateLimits/counters.ts), so every gateway instance
  * on the same database shares them (fixed one-minute windows, atomic `INSERT … ON CONFLICT`).
- * The key's and workspace's counters (rows `key:…`, `ws:…`, the same layout) are taken by the
- * authentication statement itself (domain authenticateRequest), on the hot path of every API
+ * The key's and workspace's counters (rows `key:…`, `ws:…`) are taken by the authentication
+ * statement itself (domain authenticateRequest), on the hot path of every API
  * request, a busy key's several at a time (keyLeases.ts); judgeKey only reads its result. A
  * refused request is given back, so it never counts against the key, the workspace or the
  * address: only requests that reach a route are counted.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
-  const addresses = new Dimension(opts.pool, 'ip');
-  const hookAddresses = new Dimension(opts.pool, 'hookip');
-  const triggers = new Dimension(opts.pool, 'trg');
+  const addresses = new Dimension(opts.db, 'ip');
+  const hookAddresses = new Dimension(opts.db, 'hookip');
+  const triggers = new Dimension(opts.db, 'trg');
+  // The rows `ws:<id>` the key check's statement takes its workspace points from.
+  const workspaces = new Dimension(opts.db, 'ws');
   const w = RATE_WINDOW_SECONDS;
   const addressPolicy: Policy | null =
     opts.unauthenticatedPerMin > 0 ? { name: 'ip', quota: opts.unauthenticatedPerMin, windowSeconds: w } : null;
@@ -152,13 +120,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const hookAddressPolicy: Policy | null = hooksPerAddress > 0 ? { name: 'hook_ip', quota: hooksPerAddress, windowSeconds: w } : null;
 
   /** Gives points back to these counters, in one statement (not when the window is about to end). */
-  async function giveBack(rowKeys: string[], points: number, now: number): Promise<void> {
-    await opts.pool.query(`UPDATE ${RATE_LIMIT_TABLE} SET points = points - $3 WHERE key = ANY($1) AND expire > $2`, [
-      rowKeys,
-      now + REFUND_GUARD_MS,
-      points,
-    ]);
-  }
+  const giveBack = (rowKeys: string[], points: number, now: number) => givePointsBack(opts.db, rowKeys, points, now + REFUND_GUARD_MS);
   const leases = new KeyLeases(opts.leaseMax ?? 1);
 
   /** One counter, the refused request given back. */
@@ -172,7 +134,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const timer =
     cleanupEveryMs > 0
       ? setInterval(() => {
-          opts.pool.query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 3_600_000]).catch(() => undefined);
+          sweepCounters(opts.db, Date.now() - 3_600_000).catch(() => undefined);
         }, cleanupEveryMs)
       : undefined;
   timer?.unref();
@@ -240,6 +202,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
     async takeForTrigger(triggerId, perMin) {
       return takeOne(triggers, triggerId, { name: 'trigger', quota: perMin, windowSeconds: w });
+    },
+
+    async takeForWorkspace(workspaceId, perMin) {
+      return takeOne(workspaces, workspaceId, { name: 'workspace', quota: perMin, windowSeconds: w });
     },
 
     close() {

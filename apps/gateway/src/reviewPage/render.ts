@@ -5,6 +5,11 @@ import type { ReviewView } from '@svc/domain';
 // javascript:/vbscript:/data: links, so instructions cannot inject script or markup.
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
+/** Review instructions (markdown) as safe HTML: the review page's and the console's one renderer. */
+export function renderMarkdown(text: string): string {
+  return markdown.render(text);
+}
+
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -44,7 +49,7 @@ export function reviewFormPage(args: {
     `Review: ${review.title}`,
     `<h1>${escapeHtml(review.title)}</h1>
 <p class="meta">${escapeHtml(args.workflowName)} · run ${escapeHtml(review.run_id)} · expires ${escapeHtml(review.expires_at ?? '')}</p>
-<section class="instructions">${markdown.render(review.instructions)}</section>
+<section class="instructions">${renderMarkdown(review.instructions)}</section>
 ${data}
 <form method="post" action="/reviews/${encodeURIComponent(review.id)}">
   <input type="hidden" name="token" value="${escapeHtml(args.token)}">

@@ -7,7 +7,7 @@ import type { Response } from 'express';
  * from node_modules; no CDN, nothing fetched from elsewhere) rendering the same OpenAPI document
  * as `GET /api/v1/openapi.json`. Outside /api/v1, so browsers are welcome; no API key.
  *
- * The page is read-only: "Try it out" is off (the API refuses browser requests anyway, API.md §2)
+ * The page is read-only: "Try it out" is off (the API refuses browser requests anyway)
  * and so is Swagger's online validator badge. The document is served again at /docs/openapi.json
  * because the page's own request for it carries Sec-Fetch-* headers, which /api/v1 refuses.
  */
@@ -71,7 +71,7 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-function pageHeaders(res: Response): void {
+export function pageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', DOCS_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');

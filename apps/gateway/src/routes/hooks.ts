@@ -10,7 +10,7 @@ import { applyDecision, decide, orNull } from '../middleware/rateLimit';
 import type { ClientAddresses } from '../middleware/clientAddress';
 
 /**
- * `POST /hooks/{trigger_id}` (API.md §6): the fixed inbound trigger URL of a workflow.
+ * `POST /hooks/{trigger_id}`: the fixed inbound trigger URL of a workflow.
  * No API key: the trigger's own secret and/or signature authenticate the caller. Mounted
  * at `/hooks` outside `/api/v1`, with no browser rule.
  *

@@ -28,7 +28,7 @@ const INVALID_LINK = () =>
   messagePage('Link not valid', 'This review link is not valid or has expired. Ask for a new one; nothing was changed.', 'error');
 
 /**
- * The review page for assignees (API.md §5): reached through a signed, expiring link that
+ * The review page for assignees: reached through a signed, expiring link that
  * names the review and the assignee. Works without JavaScript. Outside /api/v1, so the
  * browser refusal of the API does not apply; forms are protected by a form token bound to
  * the link plus Origin / Sec-Fetch-Site checks.

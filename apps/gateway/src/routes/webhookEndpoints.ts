@@ -23,7 +23,7 @@ import { jsonBody } from '../middleware/jsonBody';
 /** Endpoint bodies are small: a URL, a list of event types and a description. */
 const ENDPOINT_BODY_LIMIT = 16 * 1024;
 
-/** Outbound webhook endpoints and their delivery logs (API.md §7), added to `r`. */
+/** Outbound webhook endpoints and their delivery logs, added to `r`. */
 export function webhookEndpointRoutes(r: IRouter, deps: GatewayDeps): void {
   const urls = createEndpointUrlPolicy({ allowHttp: deps.config.OUTBOUND_ALLOW_HTTP, allowCidrs: deps.config.OUTBOUND_ALLOW_CIDRS });
   const box = deps.config.SVC_ENCRYPTION_KEY

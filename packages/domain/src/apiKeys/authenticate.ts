@@ -1,17 +1,12 @@
 import { Prisma, rowsOf } from '@svc/db';
 import type { SqlSource } from '@svc/db';
 import { AppError } from '../errors';
-import { planFiguresArg, RATE_WINDOW_SECONDS, workspaceLimits } from '../workspaces/limits';
+import { planFiguresArg, workspaceLimits } from '../workspaces/limits';
+import { takePointsSql, windowEndFrom } from '../rateLimits/counters';
+import type { CounterState } from '../rateLimits/counters';
 import { API_KEY_SHAPE, hashApiKey } from './apiKeys';
 import type { Principal } from './apiKeys';
 import { isScope } from './scopes';
-
-/** One rate-limit counter after this request: its figure, its count in the window, the window's end (ms since the epoch). */
-export interface CounterState {
-  quota: number;
-  points: number;
-  expire: number;
-}
 
 export interface AuthenticatedRequest {
   principal: Principal;
@@ -53,12 +48,10 @@ const counter = (quota: number, points: Row['key_points'], expire: Row['key_expi
  *
  * `take` is 1 for a request counted on its own; a gateway leasing a busy key's counts takes
  * several at once (apps/gateway ratelimit/keyLeases.ts), and with `take: 0` (a request its lease
- * covers) the statement only reads: measured on the 2-core VM, PostgreSQL runs the read-only
- * statement ~1.7× as fast as the counting one (the counters' row writes, not the WAL, cost it).
+ * covers) the statement only reads, sparing the counters' rows a write per request.
  *
- * The counters are the fixed windows rate-limiter-flexible keeps in `rate_limits` (rows
- * `key:<id>` and `ws:<id>`, points and window end in ms), written the way it writes them. The
- * workspace's counter is taken only when the key's allows the request, as before. A request the
+ * The counters are svc's fixed windows in `rate_limits` (rows `key:<id>` and `ws:<id>`,
+ * rateLimits/counters.ts), taken by the same statement every counter uses. The workspace's counter is taken only when the key's allows the request, as before. A request the
  * counts refuse is given back by the caller, so it never counts. The key's figure is computed in
  * SQL from the same plan table (and enterprise custom figure) as workspaceLimits; the returned
  * principal's limits come from workspaceLimits itself, and the two are checked to agree.
@@ -131,23 +124,15 @@ const NOT_COUNTING: Counting = {
  * count), and "last used" at most once a minute.
  */
 function counting(now: number, take: number): Counting {
-  const windowEnd = now + RATE_WINDOW_SECONDS * 1000;
+  const windowEnd = windowEndFrom(now);
   return {
-    ctes: Prisma.sql`, kc AS (
-      INSERT INTO rate_limits (key, points, expire)
-      SELECT 'key:' || id, ${take}::int, ${windowEnd}::bigint FROM usable
-      ON CONFLICT (key) DO UPDATE SET
-        points = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.points ELSE rate_limits.points + EXCLUDED.points END,
-        expire = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.expire ELSE rate_limits.expire END
-      RETURNING points, expire
-    ), wc AS (
-      INSERT INTO rate_limits (key, points, expire)
-      SELECT 'ws:' || usable.workspace_id, ${take}::int, ${windowEnd}::bigint FROM usable, kc WHERE kc.points - ${take}::int < usable.key_quota
-      ON CONFLICT (key) DO UPDATE SET
-        points = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.points ELSE rate_limits.points + EXCLUDED.points END,
-        expire = CASE WHEN rate_limits.expire <= ${now}::bigint THEN EXCLUDED.expire ELSE rate_limits.expire END
-      RETURNING points, expire
-    ), touched AS (
+    ctes: Prisma.sql`, kc AS (${takePointsSql(
+      Prisma.sql`SELECT 'key:' || id, ${take}::int, ${windowEnd}::bigint FROM usable`,
+      now,
+    )}), wc AS (${takePointsSql(
+      Prisma.sql`SELECT 'ws:' || usable.workspace_id, ${take}::int, ${windowEnd}::bigint FROM usable, kc WHERE kc.points - ${take}::int < usable.key_quota`,
+      now,
+    )}), touched AS (
       UPDATE api_keys SET last_used_at = now()
        WHERE id = (SELECT id FROM usable) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
     )`,

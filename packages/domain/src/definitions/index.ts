@@ -51,3 +51,5 @@ export {
   type DefinitionDocument,
 } from './schema';
 export { formatFieldPath } from './paths';
+export { DEFINITION_SCHEMA_PATH, definitionJsonSchema } from './jsonSchema';
+export { locateProblems, type LocatedProblem } from './locate';

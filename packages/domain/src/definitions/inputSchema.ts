@@ -9,7 +9,7 @@ import { runSandboxed, SandboxBusyError, SandboxTaskError } from '../expressions
 import { formatFieldPath } from './paths';
 
 /**
- * Workflow `input_schema` handling (API.md §3, §4.1).
+ * Workflow `input_schema` handling.
  *
  * The dialect is JSON Schema 2020-12 unless the schema's `$schema` names another one
  * that Ajv supports (2019-09, draft-07, draft-06). Formats (`email`, `date-time`, `uri`…)

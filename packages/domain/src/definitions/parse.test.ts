@@ -53,7 +53,7 @@ function messageAt(errors: FieldError[], path: string): string {
 }
 
 describe('parseDefinition', () => {
-  test('parses the API.md example (YAML) and normalizes defaults', () => {
+  test('parses the documented example (YAML) and normalizes defaults', () => {
     const def = parseDefinition(EXAMPLE_YAML);
     expect(def.name).toBe('Greet');
     expect(def.slug).toBe('greet');

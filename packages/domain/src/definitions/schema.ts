@@ -6,7 +6,7 @@ import { CAP_CEILINGS } from '../workspaces/caps';
 import { DurationError, MS_PER_UNIT, parseDuration } from '@svc/config';
 
 /**
- * The Zod schema of a workflow definition document (API.md §3). It checks shapes,
+ * The Zod schema of a workflow definition document. It checks shapes,
  * applies defaults and compiles every expression; `validateDefinition` (parse.ts) adds
  * the checks across fields and produces the normalized `WorkflowDefinition`.
  * Every object is strict: unknown fields are errors, so typos surface.

@@ -1,5 +1,5 @@
 /**
- * A validated, normalized workflow definition (API.md §3). Durations are kept as
+ * A validated, normalized workflow definition. Durations are kept as
  * written and also resolved to milliseconds (`*_ms`) at apply time, so the run
  * workflow (deterministic code) never parses text.
  */

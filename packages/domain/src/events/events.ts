@@ -1,14 +1,20 @@
-import { WEBHOOK_EVENT_TYPES } from '@svc/contract';
 import type { Db } from '@svc/db';
 import { newId } from '../ids';
 import { iso } from '../shared/time';
 
-/** Event kinds (API.md §7), defined once in the contract. */
-export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
+/** The kinds of event the service raises and delivers to subscribed endpoints. */
+export const EVENT_TYPES = [
+  'run.succeeded',
+  'run.failed',
+  'run.cancelled',
+  'run.waiting_for_review',
+  'review.decided',
+  'workflow.updated',
+] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The event body delivered to subscribers (API.md §7). */
+/** The event body delivered to subscribers. */
 export interface EventView {
   id: string;
   type: EventType;

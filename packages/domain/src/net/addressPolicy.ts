@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which outbound destinations are acceptable (API.md §3 http steps, §7 webhooks).
+ * Which outbound destinations are acceptable.
  *
  * `classifyAddress` says why an address is not an ordinary public Internet address.
  * IPv6 is handled as an allowlist: only global unicast (2000::/3) can be public, and

@@ -1,5 +1,5 @@
 /**
- * Removing secrets from run outputs, errors, webhook payloads and logs (API.md §4.2).
+ * Removing secrets from run outputs, errors, webhook payloads and logs.
  *
  * Every occurrence of every secret value is replaced by `"[REDACTED]"`, in string values
  * and in object keys, at any depth. Besides the raw value, the forms in which a secret

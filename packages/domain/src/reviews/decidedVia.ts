@@ -1,7 +1,5 @@
-import type { DECIDED_VIA_TYPES } from '@svc/contract';
-
 /**
- * Who decided a review, as the server authenticated it (API.md §5), beside the free-text
+ * Who decided a review, as the server authenticated it, beside the free-text
  * `decided_by` label a caller may choose. Each path sets it from its own credentials, never
  * from a request body:
  * - `api_key`: `POST /api/v1/runs/{run_id}/review`; the id is the API key's id.
@@ -12,6 +10,7 @@ import type { DECIDED_VIA_TYPES } from '@svc/contract';
  * - `temporal`: an operator's `decideReview` signal from the Temporal UI or CLI; no id.
  * - `timeout`: the review expired; no id.
  */
+export const DECIDED_VIA_TYPES = ['api_key', 'review_link', 'console', 'cli', 'temporal', 'timeout'] as const;
 export type DecidedViaType = (typeof DECIDED_VIA_TYPES)[number];
 
 export interface DecidedVia {

@@ -2,7 +2,7 @@ import type { ExpressionContext, ReviewStep } from '../definitions';
 import { renderTemplates } from '../expressions';
 
 /**
- * A review's `title` and `instructions` as the reviewer reads them (API.md §5): `{{ … }}`
+ * A review's `title` and `instructions` as the reviewer reads them: `{{ … }}`
  * templates over `{input, steps}`, rendered when the review opens. Secrets are not in scope, so a
  * title can never show one.
  */

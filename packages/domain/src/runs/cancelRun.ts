@@ -11,7 +11,7 @@ function notCancellable(status: string): AppError {
 }
 
 /**
- * Cancels a queued run or one waiting for review (API.md §4.3). The decision is taken
+ * Cancels a queued run or one waiting for review. The decision is taken
  * inside the run's workflow, so a 200 always means the run ends `cancelled`.
  */
 export async function cancelRun(deps: { prisma: Db; control: RunControl }, args: { workspaceId: string; runId: string }): Promise<RunView> {

@@ -72,7 +72,7 @@ export interface RunLauncher {
 export const MAX_TEMPORAL_WORKFLOW_ID = 255;
 
 /**
- * The Temporal workflow id of a run (DESIGN.md): with an Idempotency-Key, the key namespaced by
+ * The Temporal workflow id of a run: with an Idempotency-Key, the key namespaced by
  * workspace and idempotency scope (`<ws_id>/<wf_id>/<key>` for API starts, `<ws_id>/<trg_id>/<key>`
  * for inbound triggers), so an operator finds a customer's run in the Temporal UI by the key they
  * sent; without one, the run id. Prefixed ids never contain `/`, so the first two segments are

@@ -17,7 +17,7 @@ export const MAX_RUN_DATA_BYTES = 8 * 1024 * 1024;
 
 /**
  * The deepest a step's output (or a run's output) may nest: the same figure as for inputs
- * (API.md §6), since the output is the next step's input and the data every later walk,
+ *, since the output is the next step's input and the data every later walk,
  * serializer and reader sees. Deeper fails the step with `step_output_too_deep` (the run's:
  * `output_too_deep`). An http step's output is `{status, headers, body}`: its body may nest 63.
  */

@@ -49,7 +49,7 @@ function othersLetIn(rows: GrantRow[]): SlotGrant[] {
   return rows.filter((r) => !r.grant_own).map((r) => ({ runId: r.grant_run_id, temporalWorkflowId: r.grant_workflow_id }));
 }
 
-/** A workspace holds at most this many times its concurrency figure of queued runs (API.md §8). */
+/** A workspace holds at most this many times its concurrency figure of queued runs. */
 export const QUEUE_CAP_PER_SLOT = 1_000;
 
 /**

@@ -42,7 +42,7 @@ export interface StartRunArgs {
   idempotencyScope?: string;
   /**
    * What a repeated key must match: `body` (API starts: same key + different body → 422
-   * idempotency_key_reused) or `key` (inbound triggers, API.md §6.7: the key alone decides,
+   * idempotency_key_reused) or `key` (inbound triggers: the key alone decides,
    * a key seen within 24 h replays the original run whatever the body). Default `body`.
    */
   idempotency?: 'body' | 'key';
@@ -65,7 +65,7 @@ export interface StartLookup {
 function lookUpSelect(workspaceId: string, workflowId: string): Prisma.Sql {
   return Prisma.sql`
     SELECT ws.plan, ws.rate_limit_per_min, ws.concurrency, w.version
-      FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id
+      FROM workspaces ws LEFT JOIN workflows w ON w.id = ${workflowId} AND w.workspace_id = ws.id AND w.archived_at IS NULL
      WHERE ws.id = ${workspaceId}`;
 }
 
@@ -92,7 +92,7 @@ interface Written {
   created: boolean;
   /** The run as written (runSelectJson), when created. */
   run: unknown;
-  /** False when the workspace already holds its cap of queued runs (API.md §8): nothing was written. */
+  /** False when the workspace already holds its cap of queued runs: nothing was written. */
   room: boolean;
   /**
    * With a taken key: what it holds, as of the write's start; null when that is not it (a

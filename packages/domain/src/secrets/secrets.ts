@@ -76,3 +76,9 @@ export async function loadWorkspaceSecrets(db: SqlSource, box: SecretBox, worksp
   const rows = await rowsOf<SealedSecret>(db, Prisma.sql`SELECT name, value_enc FROM secrets WHERE workspace_id = ${workspaceId}`);
   return openWorkspaceSecrets(box, workspaceId, rows);
 }
+
+/** Deletes a workspace secret; runs that still name it fail to resolve it from then on. */
+export async function deleteSecret(db: Db, args: { workspaceId: string; name: string }): Promise<void> {
+  const { count } = await db.secret.deleteMany({ where: { workspaceId: args.workspaceId, name: args.name } });
+  if (count === 0) throw new AppError('not_found', `Secret ${args.name} not found`);
+}

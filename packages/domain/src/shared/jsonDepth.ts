@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
 
-/** JSON deeper than this is refused at every door (API.md §9): the recursive walks behind it stay bounded. */
+/** JSON deeper than this is refused at every door: the recursive walks behind it stay bounded. */
 export const MAX_JSON_DEPTH = 64;
 
 /** What one walk over a parsed JSON value found. */

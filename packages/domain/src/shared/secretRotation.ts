@@ -3,7 +3,7 @@ import type { SecretBox } from '@svc/signing';
 /**
  * A sealed secret that can be rotated with an overlap: after a rotation the previous one stays
  * valid until `previousExpiresAt`, so senders and receivers can switch over without a gap.
- * Webhook endpoint secrets (API.md §7) and inbound trigger secrets (§10) both work this way.
+ * Webhook endpoint secrets and inbound trigger secrets (§10) both work this way.
  */
 export interface RotatingSecret {
   currentEnc: string;

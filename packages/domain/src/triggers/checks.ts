@@ -6,7 +6,7 @@ import { assertJsonDepth } from '../shared/jsonDepth';
 import { createCidrMatcher, parseIp } from '../net/addressPolicy';
 
 /**
- * The pure checks of an inbound webhook trigger (API.md §6), in the contract's order.
+ * The pure checks of an inbound webhook trigger, in the contract's order.
  * Nothing here touches the database or Temporal, so each refusal is decided before any
  * run can exist. Secrets and signatures never appear in an error message.
  */
@@ -189,7 +189,7 @@ export function parseTriggerBody(headers: HeaderBag, rawBody: Buffer): Record<st
 }
 
 /**
- * Checks 2–6 of API.md §6 (the size limit is enforced while reading; the plan and
+ * Checks 2–6 of an inbound trigger (docs/triggers.md; the size limit is enforced while reading; the plan and
  * idempotency come with the start). Throws the first failure; returns the run input.
  */
 export function verifyTriggerRequest(trigger: TriggerCredentials, req: TriggerRequest): Record<string, unknown> {
@@ -205,7 +205,7 @@ export function verifyTriggerRequest(trigger: TriggerCredentials, req: TriggerRe
 }
 
 /**
- * Checks 3–5 of API.md §6, which need no body (address, required headers, shared secret): the
+ * Checks 3–5 of an inbound trigger, which need no body (address, required headers, shared secret): the
  * gateway runs them before it buffers a body, so a stranger cannot make it read one.
  */
 export function verifyBeforeBody(trigger: TriggerCredentials, req: Omit<TriggerRequest, 'rawBody'>): void {

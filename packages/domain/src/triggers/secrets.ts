@@ -36,7 +36,7 @@ export function triggerSecretsInForce(box: SecretBox, row: TriggerSecretColumns,
 }
 
 /**
- * `svc triggers rotate` (API.md §10): a new secret and signing secret; the current pair stays
+ * `svc triggers rotate`: a new secret and signing secret; the current pair stays
  * valid for `overlapMs` (24 h) so senders can switch without a refused delivery. The trigger
  * URL does not change.
  */

@@ -40,10 +40,13 @@ export async function loadTrigger(db: Db, box: SecretBox, triggerId: string): Pr
       triggerPreviousSecretEnc: true,
       triggerPreviousSigningSecretEnc: true,
       triggerPreviousExpiresAt: true,
+      archivedAt: true,
+      triggerEnabled: true,
       workspace: { select: { plan: true, rateLimitPerMin: true, concurrency: true } },
     },
   });
-  if (!row) return null;
+  // An archived workflow, or one whose trigger is off, answers like an unknown trigger.
+  if (!row || row.archivedAt || !row.triggerEnabled) return null;
   const v = await db.workflowVersion.findUnique({ where: { workflowId_version: { workflowId: row.id, version: row.version } } });
   if (!v) return null;
   const def = v.definition as unknown as WorkflowDefinition;
@@ -85,7 +88,7 @@ export interface FireTriggerResult {
 }
 
 /**
- * An inbound webhook delivery (API.md §6): checks in the contract's order, each refusing
+ * An inbound webhook delivery: checks in the contract's order, each refusing
  * before any run exists, then starts the run (trigger `"webhook"`, input = the body)
  * without waiting for it. The idempotency scope is the trigger and only the key counts:
  * a key seen within 24 h answers with the original run whatever the body.

@@ -20,6 +20,8 @@ export type PreparedAttempt =
   | { kind: 'skip'; reason: 'delivery_gone' | 'superseded' | 'not_pending' | 'endpoint_disabled' }
   | {
       kind: 'send';
+      /** Whose delivery this is: the worker bounds each workspace's attempts in flight. */
+      workspaceId: string;
       url: string;
       /** Newest first. */
       secrets: string[];
@@ -82,6 +84,7 @@ export async function prepareAttempt(
   });
   return {
     kind: 'send',
+    workspaceId: d.workspaceId,
     url: d.url,
     secrets: signingSecrets(box, {
       id: d.endpointId,

@@ -10,7 +10,7 @@ import type { WebhookTx } from './endpoints';
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One row of the delivery log (API.md §7). */
+/** One row of the delivery log. */
 export interface DeliveryView {
   id: string;
   event_id: string;

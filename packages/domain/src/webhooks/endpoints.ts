@@ -1,5 +1,5 @@
 import type { Db, Prisma } from '@svc/db';
-import { randomToken, WEBHOOK_SECRET_PREFIX } from '@svc/signing';
+import { newWebhookSecret } from '@svc/signing';
 import type { SecretBox } from '@svc/signing';
 import { AppError } from '../errors';
 import { EVENT_TYPES } from '../events/events';
@@ -17,7 +17,7 @@ import type { EndpointUrlPolicy } from './urlRules';
 
 export type WebhookTx = Prisma.TransactionClient;
 
-/** The endpoint as the API shows it (API.md §7). The secret is never part of it. */
+/** The endpoint as the API shows it. The secret is never part of it. */
 export interface WebhookEndpointView {
   id: string;
   url: string;
@@ -51,11 +51,6 @@ export interface EndpointDeps {
   urls: EndpointUrlPolicy;
   /** How long the previous secret keeps signing after a rotation (24 h). */
   secretOverlapMs: number;
-}
-
-/** `whsec_` + 32 CSPRNG bytes (base64url); used by signers as the UTF-8 bytes of the whole string. */
-export function newWebhookSecret(): string {
-  return randomToken(WEBHOOK_SECRET_PREFIX, 32);
 }
 
 function checkEventTypes(types: string[]): EventType[] {

@@ -8,7 +8,7 @@ import { findEndpoint } from './endpoints';
 /**
  * "Send a test event" (the console's endpoint page): an event of one of the endpoint's types,
  * recorded and delivered to that endpoint only, signed, retried and logged like any other.
- * API.md §7 has no test event kind, so it carries a type the receiver subscribed to, with
+ * There is no test event kind, so it carries a type the receiver subscribed to, with
  * `data: {test: true, …}` instead of a run, review or workflow: a receiver can tell it apart.
  * The delivery goes through the outbox; the workers' relay starts it within
  * WEBHOOK_DISPATCH_INTERVAL_MS.

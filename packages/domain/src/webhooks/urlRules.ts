@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import { createAddressPolicy, parseIp } from '../net/addressPolicy';
 import type { AddressPolicy } from '../net/addressPolicy';
 
-/** Operator settings for endpoint URLs (API.md §7): never set by API callers. */
+/** Operator settings for endpoint URLs: never set by API callers. */
 export interface EndpointUrlPolicy {
   /** Plain `http://` allowed (self-hosting, tests). */
   allowHttp: boolean;

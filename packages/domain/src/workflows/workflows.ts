@@ -63,16 +63,21 @@ export interface ApplyResult {
   change: 'created' | 'updated' | 'unchanged';
 }
 
+export interface ApplyArgs {
+  workspaceId: string;
+  definition: WorkflowDefinition;
+  baseUrl: string;
+  /** The author's text the definition was parsed from, kept with the version (the console shows it again). */
+  source?: string;
+}
+
 /**
  * Creates a workflow, or updates it by slug, from a definition already validated by
  * `parseDefinition`/`validateDefinition`. An update stores a new version; runs
- * already started keep the version they started with.
+ * already started keep the version they started with. A text that only changes what the
+ * definition does not hold (comments, layout) replaces the current version's text, no bump.
  */
-export async function applyWorkflow(
-  db: Db,
-  box: SecretBox,
-  args: { workspaceId: string; definition: WorkflowDefinition; baseUrl: string },
-): Promise<ApplyResult> {
+export async function applyWorkflow(db: Db, box: SecretBox, args: ApplyArgs): Promise<ApplyResult> {
   const def = args.definition;
   const ws = await db.workspace.findUnique({
     where: { id: args.workspaceId },
@@ -99,7 +104,7 @@ export async function applyWorkflow(
           triggerId: newId('trg'),
           triggerSecretEnc: box.seal(secrets.secret, sealedContext.triggerSecret(args.workspaceId, id)),
           triggerSigningSecretEnc: box.seal(secrets.signingSecret, sealedContext.triggerSigningSecret(args.workspaceId, id)),
-          versions: { create: { version: 1, definition: def as object } },
+          versions: { create: { version: 1, definition: def as object, source: args.source ?? null } },
         },
       });
       return { workflow: toWorkflowView(row, def, args.baseUrl), change: 'created' as const };
@@ -110,10 +115,16 @@ export async function applyWorkflow(
     });
     // JSONB does not keep key order, so compare canonical forms.
     if (canonicalJson(currentDef.definition) === canonicalJson(def)) {
+      if (args.source !== undefined && args.source !== currentDef.source) {
+        await tx.workflowVersion.update({
+          where: { workflowId_version: { workflowId: current.id, version: current.version } },
+          data: { source: args.source },
+        });
+      }
       return { workflow: toWorkflowView(current, def, args.baseUrl), change: 'unchanged' as const };
     }
     const version = current.version + 1;
-    await tx.workflowVersion.create({ data: { workflowId: current.id, version, definition: def as object } });
+    await tx.workflowVersion.create({ data: { workflowId: current.id, version, definition: def as object, source: args.source ?? null } });
     const row = await tx.workflow.update({
       where: { id: current.id },
       data: { version, name: def.name, description: def.description, updatedAt: new Date() },
@@ -145,7 +156,8 @@ export async function listWorkflows(
 ): Promise<Page<WorkflowView>> {
   const before = decodeCursor(args.cursor);
   const rows = await db.workflow.findMany({
-    where: { workspaceId: args.workspaceId, ...(before !== undefined ? { seq: { lt: before } } : {}) },
+    // Archived workflows are hidden from lists (archive.ts).
+    where: { workspaceId: args.workspaceId, archivedAt: null, ...(before !== undefined ? { seq: { lt: before } } : {}) },
     orderBy: { seq: 'desc' },
     take: args.limit + 1,
   });

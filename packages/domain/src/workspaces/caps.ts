@@ -1,8 +1,9 @@
-import type { WORKSPACE_CAP_NAMES } from '@svc/contract';
 import { AppError } from '../errors';
 import { CUSTOM_FIGURE_PLANS, customFigure } from './limits';
 import { isPlan } from './plans';
 
+/** The per-workspace caps, by name (the name a `limit_exceeded` answer gives). */
+export const WORKSPACE_CAP_NAMES = ['webhook_endpoints', 'secrets', 'review_assignees'] as const;
 export type CapName = (typeof WORKSPACE_CAP_NAMES)[number];
 
 /** What a workspace may hold at most, on every plan (an enterprise workspace may have figures of its own). */

@@ -14,7 +14,7 @@ describe('workspaceLimits', () => {
     ['business', 900, 1800, 35, true],
     ['elite', 1200, 2400, 50, true],
     ['enterprise', 1200, 2400, 50, true],
-  ])('gives the %s plan its figures of API.md §8', (plan, key, workspace, concurrency, liveRuns) => {
+  ])('gives the %s plan its figures', (plan, key, workspace, concurrency, liveRuns) => {
     expect(workspaceLimits(ws(plan))).toEqual({ plan, keyPerMin: key, workspacePerMin: workspace, concurrency, liveRuns });
   });
 

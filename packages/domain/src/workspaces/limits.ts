@@ -4,7 +4,7 @@ import type { Plan } from './plans';
 /** Every rate limit counts requests over a fixed window of this many seconds. */
 export const RATE_WINDOW_SECONDS = 60;
 
-/** A workspace may make this many times its per-key figure, across all its keys (API.md §8). */
+/** A workspace may make this many times its per-key figure, across all its keys. */
 export const WORKSPACE_RATE_MULTIPLIER = 2;
 
 /** What the figures are computed from: a workspace row, or the part of it read with an API key. */
@@ -48,7 +48,7 @@ export function customFigure(v: number | null | undefined): number | undefined {
 }
 
 /**
- * The effective figures of a workspace: its plan's row of API.md §8, or, on the enterprise
+ * The effective figures of a workspace: its plan's row (plans.ts), or, on the enterprise
  * plan, the workspace's own `rate_limit_per_min` / `concurrency` where set (the elite figures
  * otherwise). Custom figures on any other plan, or below 1, are ignored. An unknown plan name
  * (never written by the application) gets the most restrictive figures, those of free.

@@ -1,4 +1,4 @@
-/** API.md §8. `enterprise` figures are custom per workspace. */
+/** The plans and their figures (docs/limits.md). `enterprise` figures are custom per workspace. */
 export const PLANS = {
   free: { ratePerMin: 60, concurrency: 0, liveRuns: false },
   basic: { ratePerMin: 120, concurrency: 5, liveRuns: true },

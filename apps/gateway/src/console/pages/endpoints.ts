@@ -22,6 +22,7 @@ import type { Safe } from '../html';
 import { layout } from '../layout';
 import { isAdmin } from '../roles';
 import { sendPage } from '../session';
+import { time } from '../time';
 
 function endpointForm(csrf: string, action: string, e: Partial<WebhookEndpointView>, button: string): Safe {
   return html`<form method="post" action="${action}">
@@ -107,12 +108,8 @@ export function endpointPages(deps: ConsoleDeps): Router {
   async function endpointPage(req: Request, res: Response, extra: Safe | '' = '', status = 200, endpointId = String(req.params.id)) {
     const s = req.consoleSession!;
     const e = await getEndpoint(deps.prisma, { workspaceId: s.workspaceId, endpointId });
-    const deliveries = await listDeliveries(deps.prisma, {
-      workspaceId: s.workspaceId,
-      endpointId: e.id,
-      limit: 25,
-      cursor: typeof req.query.cursor === 'string' ? req.query.cursor : undefined,
-    });
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor.slice(0, 200) : undefined;
+    const deliveries = await listDeliveries(deps.prisma, { workspaceId: s.workspaceId, endpointId: e.id, limit: 25, cursor });
     const admin = isAdmin(s);
     const post = (path: string, label: string, cls = '') =>
       html`<form method="post" action="/console/endpoints/${e.id}/${path}" class="inline">
@@ -154,37 +151,47 @@ export function endpointPages(deps: ConsoleDeps): Router {
           </section>
           <section>
             <h2>Deliveries</h2>
-            <div id="deliveries" hx-get="/console/endpoints/${e.id}" hx-trigger="every 3s" hx-select="#deliveries" hx-swap="outerHTML">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last response</th>
-                    <th scope="col">Next attempt</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${deliveries.data.map(
-                    (d) =>
-                      html`<tr class="delivery">
-                        <td><a href="/console/endpoints/${e.id}/deliveries/${d.id}">${d.event_type}</a></td>
-                        <td>${d.status}</td>
-                        <td>${d.attempt_count}</td>
-                        <td>${d.last_response_status ?? '—'}</td>
-                        <td>${d.next_attempt_at ?? '—'}</td>
-                      </tr>`,
-                  )}
-                  ${
-                    deliveries.data.length
-                      ? ''
-                      : html`<tr>
-                          <td colspan="5" class="muted">No deliveries yet.</td>
-                        </tr>`
-                  }
-                </tbody>
-              </table>
+            <div hx-ext="sse" sse-connect="/console/live/endpoints/${e.id}">
+              <div
+                id="deliveries"
+                hx-get="/console/endpoints/${e.id}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}"
+                hx-trigger="sse:deliveries delay:300ms"
+                hx-select="#deliveries"
+                hx-swap="outerHTML"
+              >
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Event</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Attempts</th>
+                        <th scope="col">Last response</th>
+                        <th scope="col">Next attempt</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${deliveries.data.map(
+                        (d) =>
+                          html`<tr class="delivery">
+                            <td><a href="/console/endpoints/${e.id}/deliveries/${d.id}">${d.event_type}</a></td>
+                            <td>${d.status}</td>
+                            <td>${d.attempt_count}</td>
+                            <td>${d.last_response_status ?? '—'}</td>
+                            <td>${time(d.next_attempt_at)}</td>
+                          </tr>`,
+                      )}
+                      ${
+                        deliveries.data.length
+                          ? ''
+                          : html`<tr>
+                              <td colspan="5" class="muted">No deliveries yet.</td>
+                            </tr>`
+                      }
+                    </tbody>
+                  </table>
+                </div>
+              </div>
             </div>
             ${deliveries.next_cursor ? html`<p><a rel="next" href="/console/endpoints/${e.id}?cursor=${deliveries.next_cursor}">Older deliveries →</a></p>` : ''}
           </section>`,

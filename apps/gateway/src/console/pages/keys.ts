@@ -1,12 +1,14 @@
 import { Router } from 'express';
 import type { Request, Response } from 'express';
-import { AppError, createApiKey, listApiKeys, parseDuration, revokeApiKey, SCOPES } from '@svc/domain';
+import { parseDuration } from '@svc/config';
+import { AppError, createApiKey, listApiKeys, revokeApiKey, SCOPES } from '@svc/domain';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import type { Safe } from '../html';
 import { layout } from '../layout';
 import { isAdmin } from '../roles';
 import { sendPage } from '../session';
+import { time } from '../time';
 
 /** API keys (admins manage, members read): the clear key is shown once, on the answer to its creation. */
 export function keyPages(deps: ConsoleDeps): Router {
@@ -25,42 +27,44 @@ export function keyPages(deps: ConsoleDeps): Router {
         body: html`<h1>API keys</h1>
           ${extra}
           <section>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${keys.map(
-                  (k) =>
-                    html`<tr class="key" data-key="${k.id}">
-                      <td>${k.name}</td>
-                      <td><code>svc_…${k.last4}</code></td>
-                      <td>${k.scopes.join(', ')}</td>
-                      <td>${k.created_at}</td>
-                      <td>${k.expires_at ?? 'never'}</td>
-                      <td>${k.last_used_at ?? 'never'}</td>
-                      <td>
-                        ${k.revoked_at ? html`revoked ${k.revoked_at}` : admin ? html`<form method="post" action="/console/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${s.csrfToken}" /><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>` : 'active'}
-                      </td>
-                    </tr>`,
-                )}
-                ${
-                  keys.length
-                    ? ''
-                    : html`<tr>
-                        <td colspan="7" class="muted">No keys.</td>
-                      </tr>`
-                }
-              </tbody>
-            </table>
+            <div class="table-wrap">
+              <table class="keys stack">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${keys.map(
+                    (k) =>
+                      html`<tr class="key" data-key="${k.id}">
+                        <td>${k.name}</td>
+                        <td><code>svc_…${k.last4}</code></td>
+                        <td>${k.scopes.join(', ')}</td>
+                        <td>${time(k.created_at)}</td>
+                        <td>${time(k.expires_at, 'never')}</td>
+                        <td>${time(k.last_used_at, 'never')}</td>
+                        <td>
+                          ${k.revoked_at ? html`revoked ${k.revoked_at}` : admin ? html`<form method="post" action="/console/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${s.csrfToken}" /><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>` : 'active'}
+                        </td>
+                      </tr>`,
+                  )}
+                  ${
+                    keys.length
+                      ? ''
+                      : html`<tr>
+                          <td colspan="7" class="muted">No keys.</td>
+                        </tr>`
+                  }
+                </tbody>
+              </table>
+            </div>
           </section>
           ${
             admin

@@ -1,13 +1,24 @@
 import { Router } from 'express';
-import { AppError, getWorkspace, listMembers, listSecrets, RATE_WINDOW_SECONDS, setSecret, workspaceLimits } from '@svc/domain';
+import {
+  AppError,
+  deleteSecret,
+  getWorkspace,
+  listMembers,
+  listSecrets,
+  RATE_WINDOW_SECONDS,
+  setSecret,
+  workspaceLimits,
+} from '@svc/domain';
 import { secretBoxOf } from '../deps';
 import type { ConsoleDeps } from '../deps';
 import { html } from '../html';
 import { layout } from '../layout';
+import { time } from '../time';
+import { membersSection } from './members';
 import { isAdmin } from '../roles';
 import { refusal, sendPage } from '../session';
 
-/** Plan, limits and current use; members; secret names (values can be set, never read back). */
+/** Plan, limits and current use; members; secret names (values can be set or deleted, never read back). */
 export function workspacePages(deps: ConsoleDeps): Router {
   const r = Router();
 
@@ -66,29 +77,7 @@ export function workspacePages(deps: ConsoleDeps): Router {
               <button type="submit" class="danger">Sign out everywhere</button>
             </form>
           </section>
-          <section>
-            <h2>Members</h2>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${members.map(
-                  (m) =>
-                    html`<tr>
-                      <td>${m.email}</td>
-                      <td>${m.role}</td>
-                      <td>${m.has_password ? m.created_at : 'invited'}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-            <p class="muted">Add members with <code>svc members add --workspace ${s.workspaceId} --email … --role admin|member</code>.</p>
-          </section>
+          ${membersSection(members, s)}
           <section>
             <h2>Secrets</h2>
             <table>
@@ -96,21 +85,32 @@ export function workspacePages(deps: ConsoleDeps): Router {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Updated</th>
+                  ${admin ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}
                 </tr>
               </thead>
               <tbody>
                 ${secrets.map(
                   (x) =>
-                    html`<tr>
+                    html`<tr class="secret-row" data-secret="${x.name}">
                       <td><code>${x.name}</code></td>
-                      <td>${x.updated_at}</td>
+                      <td>${time(x.updated_at)}</td>
+                      ${
+                        admin
+                          ? html`<td>
+                              <form method="post" action="/console/workspace/secrets/${x.name}/delete">
+                                <input type="hidden" name="_csrf" value="${s.csrfToken}" />
+                                <button type="submit" class="danger" aria-label="Delete secret ${x.name}">Delete</button>
+                              </form>
+                            </td>`
+                          : ''
+                      }
                     </tr>`,
                 )}
                 ${
                   secrets.length
                     ? ''
                     : html`<tr>
-                        <td colspan="2" class="muted">No secrets.</td>
+                        <td colspan="3" class="muted">No secrets.</td>
                       </tr>`
                 }
               </tbody>
@@ -147,6 +147,11 @@ export function workspacePages(deps: ConsoleDeps): Router {
         return refusal(res, err.code === 'limit_exceeded' ? 422 : 400, 'Not saved', err.message, s);
       throw err;
     }
+    res.redirect(303, '/console/workspace');
+  });
+
+  r.post('/workspace/secrets/:name/delete', async (req, res) => {
+    await deleteSecret(deps.prisma, { workspaceId: req.consoleSession!.workspaceId, name: String(req.params.name) });
     res.redirect(303, '/console/workspace');
   });
   return r;

@@ -6,7 +6,7 @@ export const SANDBOX_LIMITS = Object.freeze({
   heapMb: 128,
   /**
    * V8 young-generation size per thread. Evaluations allocate little, so a small nursery costs
-   * no measurable speed, and each thread stays ~10 MB smaller than with 16 MB (README "Performance").
+   * no speed and keeps each thread's memory small.
    */
   youngGenerationMb: 4,
   /** Longest result (as JSON text) a thread may hand back. */
