@@ -200,10 +200,10 @@ describe('Standard Webhooks beside Svc-Signature', () => {
     const before = await nth(r, 1);
     expect(verifySvcWebhook(before.raw, before.headers['svc-signature'], earlier)).toBe(true);
     expect(verifyWithNpm(before, earlier, { raw: true })).toEqual(before.body);
-    expect(verifyWithPython(before, [{ secret: earlier, raw: true }, { secret: earlier }])).toEqual([
-      before.body.id,
-      'WebhookVerificationError',
-    ]);
+    // Given as the secret string, the library fails: no match, or (with `-` or `_` in it) not base64 at all.
+    const [raw, asString] = verifyWithPython(before, [{ secret: earlier, raw: true }, { secret: earlier }]);
+    expect(raw).toBe(before.body.id);
+    expect(['WebhookVerificationError', 'Error']).toContain(asString);
     // As the secret string, the libraries cannot use it: such a receiver passes the raw key, or rotates.
     expect(verifyWithNpm(before, earlier)).not.toEqual(before.body);
 

@@ -44,7 +44,8 @@ export function runStartOptions(req: LaunchRequest, taskQueue: string) {
       { key: SA_WORKFLOW_ID, value: req.workflowId },
       { key: SA_RUN_STATUS, value: 'queued' as const },
     ],
-    // The SDK's own (internal) option for the start request id, used by its Nexus helpers.
+    // The SDK's own (internal) option for the start request id, used by its Nexus helpers; a
+    // test (runWorkflowId: never runs the run twice) fails should it stop working.
     [InternalWorkflowStartOptionsSymbol]: { requestId: req.runId },
   };
 }

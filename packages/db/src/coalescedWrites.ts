@@ -8,7 +8,8 @@ import type { Client, PoolClient } from 'pg';
  * callbacks have run (setImmediate): a transaction's statements sent together (inOrder), or the
  * statements of requests that arrived together on the pipelined lane, then cost PostgreSQL's
  * backend one wake-up and the process one system call. A statement waits at most for the rest
- * of the turn it was asked for in.
+ * of the turn it was asked for in. It reaches into `pg`'s connection (`connection.stream`, not
+ * public API): test/coalescedWrites.test.ts fails should that change.
  */
 export function coalesceWrites(client: Client | PoolClient): void {
   const { connection } = client as unknown as { connection: { stream: Writable } };

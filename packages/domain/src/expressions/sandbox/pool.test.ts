@@ -1,4 +1,5 @@
 import type { ResourceLimits } from 'node:worker_threads';
+import { validateRunInput } from '../../definitions/inputSchema';
 import { evaluateExpression } from '../evaluate';
 import { closeSandbox, configureSandbox, SANDBOX_LIMITS, SandboxBusyError } from './pool';
 
@@ -77,6 +78,24 @@ describe('sandbox fairness', () => {
     const quick = evaluateExpression('input.n', ctxOf('ws_b')).then(() => finished.push('b'));
     await Promise.all([...backlog, quick]);
     expect(finished[0]).toBe('b');
+  });
+
+  it('makes a workspace whose task ran to its deadline wait as long again, while another runs at once', async () => {
+    configureSandbox({ threads: 2 });
+    await Promise.all([evaluateExpression('1', ctxOf('ws_x')), evaluateExpression('2', ctxOf('ws_y'))]);
+    // uniqueItems over objects compares every pair, in one call nothing interrupts but the thread's deadline.
+    const schema = { type: 'object', properties: { items: { type: 'array', uniqueItems: true } } };
+    const items = Array.from({ length: 12_000 }, (_, i) => ({ a: i, b: 'x'.repeat(20), c: [1, 2, { d: i }] }));
+    const t0 = Date.now();
+    await expect(validateRunInput(schema, { items }, 'ws_a')).rejects.toMatchObject({ code: 'validation_failed' });
+    const killed = Date.now();
+    const ran = killed - t0;
+    const [next, other] = await Promise.all([
+      evaluateExpression('1', ctxOf('ws_a')).then(() => Date.now()),
+      evaluateExpression('1', ctxOf('ws_b')).then(() => Date.now()),
+    ]);
+    expect(other - killed).toBeLessThan(ran / 2);
+    expect(next - killed).toBeGreaterThanOrEqual(ran * 0.8);
   });
 
   it("refuses a workspace's task past its bound as capacity, while another workspace's runs", async () => {

@@ -8,7 +8,8 @@ import { FairQueue } from './fairQueue';
  * one task at a time; a thread that dies or is killed is replaced on the next demand.
  * Waiting tasks queue per tenant and are taken in turn (FairQueue), and no tenant runs on every
  * thread at once: with two or more, one is always left to the others, so their next task never
- * waits for a long one of another tenant to end.
+ * waits for a long one of another tenant to end. A tenant whose task ran to its deadline waits as
+ * long again before its next one starts: a flood of such tasks gets at most half a thread.
  */
 
 /** `busy`: the tenant's line was full; `queue`: no thread took the task in time. Both are capacity, not the task's fault. */
@@ -47,7 +48,10 @@ export class ThreadPool {
   /** Tasks running now, by tenant. */
   private readonly running = new Map<string, number>();
   private readonly maxRunningPerTenant: number;
-  private readonly mayRun = (tenant: string): boolean => (this.running.get(tenant) ?? 0) < this.maxRunningPerTenant;
+  /** Tenants whose last task ran to its deadline, and when they may start another. */
+  private readonly restingUntil = new Map<string, number>();
+  private readonly mayRun = (tenant: string): boolean =>
+    (this.running.get(tenant) ?? 0) < this.maxRunningPerTenant && (this.restingUntil.get(tenant) ?? 0) <= Date.now();
 
   constructor(private readonly opts: ThreadPoolOptions) {
     this.queue = new FairQueue(opts.maxQueuedPerTenant);
@@ -93,7 +97,10 @@ export class ThreadPool {
       }
       slot.job = job;
       this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
-      slot.deadline = setTimeout(() => this.finish(slot, { ok: false, reason: 'deadline' }, true), job.deadlineMs);
+      slot.deadline = setTimeout(() => {
+        this.rest(job.tenant, job.deadlineMs);
+        this.finish(slot, { ok: false, reason: 'deadline' }, true);
+      }, job.deadlineMs);
     }
   }
 
@@ -127,6 +134,15 @@ export class ThreadPool {
     if (retire && this.slots.delete(slot)) void slot.worker.terminate();
     job?.settle(outcome);
     this.dispatch();
+  }
+
+  /** Keeps `tenant`'s next task waiting for `ms`, then looks at the line again. */
+  private rest(tenant: string, ms: number): void {
+    this.restingUntil.set(tenant, Date.now() + ms);
+    setTimeout(() => {
+      if ((this.restingUntil.get(tenant) ?? 0) <= Date.now()) this.restingUntil.delete(tenant);
+      this.dispatch();
+    }, ms).unref();
   }
 
   async close(): Promise<void> {
