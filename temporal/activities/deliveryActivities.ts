@@ -134,7 +134,9 @@ async function post(
 /** Activities of the delivery workflow. Secrets stay in here: never in Temporal history. */
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { webhooks } = deps;
-  const gate = new WorkspaceGate(webhooks.maxInFlightPerWorkspace);
+  // As many attempts may wait (2 s at most) as may be in flight: a burst of one workspace's
+  // deliveries is sent in order rather than sent back to sleep.
+  const gate = new WorkspaceGate({ inFlight: webhooks.maxInFlightPerWorkspace, waiting: webhooks.maxInFlightPerWorkspace, waitMs: 2_000 });
 
   /**
    * One attempt: checks the delivery is still due and its endpoint enabled, signs with a fresh

@@ -21,8 +21,8 @@ const mail = proxyActivities<DeliveryActivities>({
  * The first wait after the workspace's attempts were at their bound in the worker; it doubles up
  * to BUSY_MAX_MS, so a large backlog of one workspace asks again rarely rather than often.
  */
-const BUSY_FIRST_MS = 5_000;
-const BUSY_MAX_MS = 60_000;
+const BUSY_FIRST_MS = 2_000;
+const BUSY_MAX_MS = 30_000;
 
 /** ±10 %: spreads the retries of many deliveries that failed together. Math.random is deterministic here. */
 function jitter(ms: number): number {

@@ -27,7 +27,10 @@ export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ti
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
