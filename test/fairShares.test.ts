@@ -107,7 +107,7 @@ it("keeps another workspace's starts fast while one floods input validations tha
     steps: [{ key: 'shape', type: 'transform', expression: "'x'" }],
   });
   // Distinct objects: uniqueItems compares every pair, past the validation's own deadline.
-  const items = Array.from({ length: 4_000 }, (_, i) => ({ a: i, b: 'x'.repeat(20), c: [1, 2, { d: i }] }));
+  const items = Array.from({ length: 12_000 }, (_, i) => ({ a: i, b: 'x'.repeat(20), c: [1, 2, { d: i }] }));
   const answers: Array<Promise<{ status: number; code: string; retryAfter: string | null }>> = [];
   for (let i = 0; i < 24; i++) {
     answers.push(
