@@ -5,7 +5,7 @@ const tsJest = [
   { diagnostics: false, tsconfig: '<rootDir>/tsconfig.test.json' },
 ];
 const moduleNameMapper = {
-  '^@svc/(config|db|domain|contract|signing|devstack|tracing)$': '<rootDir>/packages/$1/src',
+  '^@svc/(config|db|domain|contract|signing|devstack)$': '<rootDir>/packages/$1/src',
   '^@svc/temporal$': '<rootDir>/temporal',
   '^@svc/(gateway|worker|cli|stack)$': '<rootDir>/apps/$1/src',
 };

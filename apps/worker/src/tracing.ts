@@ -1,4 +1,4 @@
-import type { Tracing } from '@svc/tracing';
+import type { Tracing } from '@svc/config';
 import type { WorkerOptions } from '@temporalio/worker';
 
 /** The workflow interceptors module the traced workflow bundle carries (scripts/bundle-workflows.js names it too). */

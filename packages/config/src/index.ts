@@ -12,3 +12,5 @@ export { signalReady, isReadyMessage } from './ready';
 export { REQUIRED_APP_SETTINGS, requireAppSettings } from './required';
 export { DurationError, MAX_DURATION_MS, MS_PER_UNIT, formatDuration, parseDuration, tryParseDuration } from './duration';
 export type { DurationUnit, ParseDurationOptions } from './duration';
+export { startTracing, tracingRequested } from './tracing';
+export type { Tracing } from './tracing';

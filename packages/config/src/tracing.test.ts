@@ -1,4 +1,4 @@
-import { startTracing, tracingRequested } from './index';
+import { startTracing, tracingRequested } from './tracing';
 
 describe('tracingRequested', () => {
   it('follows the standard OTEL_* variables', () => {

@@ -1,6 +1,6 @@
-import type { Tracing } from './sdk';
+import type { Tracing } from './tracingSdk';
 
-export type { Tracing } from './sdk';
+export type { Tracing } from './tracingSdk';
 
 /**
  * Whether the standard OpenTelemetry variables ask for traces: an OTLP endpoint (or an explicit
@@ -21,6 +21,6 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Tracing | undefined {
   if (!tracingRequested(env)) return undefined;
   // Loaded only here, so a process without traces pays nothing for them.
-  const sdk = require('./sdk') as typeof import('./sdk');
+  const sdk = require('./tracingSdk') as typeof import('./tracingSdk');
   return sdk.startSdk(serviceName, env);
 }
