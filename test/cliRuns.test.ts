@@ -179,11 +179,12 @@ describe('svc runs start and watch', () => {
     const started = await svc('runs', 'start', wf.id, '--input', '{}', '--json');
     const run = started.json();
     const watch = svcCliLive(['runs', 'watch', run.id], cliEnv());
+    // One read's lines may reach the pipe in separate chunks: wait for both.
+    const prepared = / step prepare succeeded \(attempt 1, \d+ ms\)\n/;
     await waitFor(
       async () => watch.stdout(),
-      (out) => out.includes(' run waiting_for_review\n'),
+      (out) => out.includes(' run waiting_for_review\n') && prepared.test(out),
     );
-    expect(watch.stdout()).toMatch(/ step prepare succeeded \(attempt 1, \d+ ms\)\n/);
     const review = await stack.db.prisma.review.findFirstOrThrow({ where: { runId: run.id } });
     expect((await svc('reviews', 'decide', review.id, '--approve')).code).toBe(0);
 
