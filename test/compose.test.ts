@@ -5,12 +5,12 @@ import YAML from 'yaml';
 import { APP_PROCESSES, REQUIRED_APP_SETTINGS } from '@svc/config';
 import { SEARCH_ATTRIBUTES, SVC_TEMPORAL_DYNAMIC_CONFIG } from '@svc/devstack';
 import * as searchAttributes from '../temporal/shared/searchAttributes';
-import { readComposeFile } from './helpers/compose';
+import { interpolate, readComposeFile, serviceEnv } from './helpers/compose';
 import { ROOT } from './helpers/processes';
 
 /**
  * docker-compose.yml, read as Docker would (no Docker engine runs on these machines): the
- * README's `docker compose up --scale gateway=N --scale worker=M` must be able to work.
+ * production guide's `docker compose up --scale gateway=N --scale worker=M` must be able to work.
  */
 
 const compose = readComposeFile();
@@ -23,8 +23,6 @@ it('publishes no host port from a scaled service; one load balancer publishes th
   expect(lb.depends_on).toEqual({ gateway: { condition: 'service_healthy' } });
   expect(compose.services.gateway.healthcheck).toBeDefined();
   expect(JSON.stringify(compose.services.gateway.healthcheck)).toContain('/readyz');
-  const caddyfile = compose.configs.caddyfile.content;
-  expect(caddyfile).toMatch(/dynamic a gateway 8080/);
 });
 
 it('sets every setting the gateway and the worker require', () => {
@@ -51,7 +49,10 @@ it("serves the gateway's /metrics on a listener of its own, never on the port th
   const metricsAddress = gateway.environment?.METRICS_ADDRESS;
   expect(metricsAddress).toMatch(/^[^\s]+:\d+$/);
   const metricsPort = metricsAddress!.slice(metricsAddress!.lastIndexOf(':') + 1);
-  const forwarded = /dynamic a gateway (\d+)/.exec(compose.configs.caddyfile.content)?.[1];
+  const lbEnv = serviceEnv(compose.services.lb, {});
+  const ports = new Set(lbEnv.SVC_GATEWAYS.split(' ').map((u) => u.slice(u.lastIndexOf(':') + 1)));
+  expect(ports.size).toBe(1);
+  const [forwarded] = ports;
   expect(forwarded).toBe(gateway.environment?.PORT ?? '8080');
   expect(metricsPort).not.toBe(forwarded);
   // Published by no service: only `lb` publishes a port, and it is the API's.
@@ -95,6 +96,16 @@ it("checks the worker's readiness, and never evicts a gateway for an ordinary 50
   const caddyfile = compose.configs.caddyfile.content;
   expect(caddyfile).not.toMatch(/unhealthy_status/);
   expect(caddyfile).toMatch(/lb_retries \d+/);
+});
+
+it("probes every gateway replica's /readyz from the load balancer, the replicas it lists by default", () => {
+  const caddyfile = interpolate(compose.configs.caddyfile.content, {});
+  expect(caddyfile).toMatch(/reverse_proxy \{\$SVC_GATEWAYS\} \{[^}]*health_uri \/readyz\n/);
+  const replicas = compose.services.gateway.deploy?.replicas;
+  const listed = serviceEnv(compose.services.lb, {}).SVC_GATEWAYS.split(' ');
+  expect(listed).toEqual(Array.from({ length: replicas ?? 0 }, (_, i) => `svc-gateway-${i + 1}:8080`));
+  // Compose names replica N of `gateway` in project `svc` svc-gateway-N.
+  expect(compose.name).toBe('svc');
 });
 
 it('its Temporal jobs fail loudly, and the server gets the dynamic config svc needs', () => {

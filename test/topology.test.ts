@@ -21,7 +21,7 @@ import { json, startEchoServer } from './helpers/echoServer';
 import { waitFor } from './helpers/fixtures';
 import { apiCall } from './helpers/http';
 import type { HttpAnswer } from './helpers/http';
-import { readComposeFile, runComposeJob, serviceEnv } from './helpers/compose';
+import { interpolate, readComposeFile, runComposeJob, serviceEnv } from './helpers/compose';
 import type { ComposeService } from './helpers/compose';
 import { ROOT } from './helpers/processes';
 import { createScratchDatabase } from './helpers/scratchDatabase';
@@ -47,6 +47,7 @@ let connection: Connection;
 let scratch: { url: string; drop(): Promise<void> };
 let db: DbHandle;
 let caddy: ManagedProcess;
+let notReady: Awaited<ReturnType<typeof startEchoServer>>;
 let lbUrl: string;
 const gateways: { app: AppProcess; url: string }[] = [];
 const workers: AppProcess[] = [];
@@ -98,14 +99,11 @@ async function startWorker(): Promise<AppProcess> {
   });
 }
 
-/** The Compose file's Caddyfile with only its upstream list (and listening address) made local. */
+/** The Compose file's Caddyfile as Compose hands it to Caddy, listening on a local address. */
 function localCaddyfile(port: number): string {
-  const original = compose.configs.caddyfile.content;
-  const upstreams = /dynamic a gateway 8080 \{[^}]*\}/;
-  expect(original).toMatch(upstreams);
-  return original
-    .replace(upstreams, `to ${gateways.map((g) => g.url.replace('http://', '')).join(' ')}`)
-    .replace(/^:8080 \{/m, `http://127.0.0.1:${port} {`);
+  const caddyfile = interpolate(compose.configs.caddyfile.content, {});
+  expect(caddyfile).toMatch(/reverse_proxy \{\$SVC_GATEWAYS\} \{/);
+  return caddyfile.replace(/^:8080 \{/m, `http://127.0.0.1:${port} {`);
 }
 
 beforeAll(async () => {
@@ -149,9 +147,23 @@ beforeAll(async () => {
   gateways.push(await startGateway(), await startGateway());
   workers.push(await startWorker(), await startWorker());
 
+  // A third upstream that is never ready: the load balancer's probes must keep every request from it.
+  notReady = await startEchoServer((req, res) => json(res, 503, { status: req.url === '/readyz' ? 'starting' : 'served while not ready' }));
   const caddyfile = path.join(dataDir, 'Caddyfile');
   writeFileSync(caddyfile, localCaddyfile(lbPort));
-  caddy = spawnManaged(caddyPath, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], { name: 'caddy' });
+  // Only the upstream list is local: the gateways' addresses where Compose names its replicas.
+  const upstreams = [...gateways.map((g) => g.url), notReady.url].map((u) => u.replace('http://', '')).join(' ');
+  caddy = spawnManaged(caddyPath, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+    name: 'caddy',
+    env: { ...process.env, ...serviceEnv(service('lb'), { SVC_GATEWAYS: upstreams }) },
+  });
+  // Its first probe has marked the never-ready upstream down before any test sends a request.
+  await waitFor(
+    async () => notReady.requests.filter((r) => r.url === '/readyz').length,
+    (n) => n >= 2,
+    30_000,
+    100,
+  );
   await waitFor(
     () =>
       fetch(`${lbUrl}/healthz`).then(
@@ -166,6 +178,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await caddy?.stop(5_000);
+  await notReady?.close();
   await Promise.all([...gateways.map((g) => g.app.stop(5_000)), ...workers.map((w) => w.stop(20_000))]);
   await connection?.close();
   await db?.close();
@@ -272,6 +285,21 @@ it("an operator's cancel and terminate in Temporal reach svc", async () => {
     500,
   );
   expect(terminated.body.error).toMatchObject({ code: 'terminated', message: 'operator says stop' });
+});
+
+it("the load balancer probes every gateway's /readyz and sends nothing to one that is not ready", async () => {
+  const { key } = await tenants.tenant();
+  const probesBefore = notReady.requests.length;
+  const answers = await Promise.all(Array.from({ length: 30 }, () => api(key, 'GET', '/api/v1/workflows')));
+  expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+  // The never-ready upstream saw probes only, and is still probed.
+  expect(notReady.requests.every((r) => r.method === 'GET' && r.url === '/readyz')).toBe(true);
+  await waitFor(
+    async () => notReady.requests.length,
+    (n) => n > probesBefore,
+    10_000,
+    100,
+  );
 });
 
 it('kill -9 of a gateway and a worker mid-load: every run finishes once, every event is delivered, a failed delivery is retried', async () => {

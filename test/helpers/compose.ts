@@ -19,9 +19,11 @@ export interface ComposeService {
   healthcheck?: { test: string[] };
   restart?: string;
   configs?: { source: string; target: string }[];
+  deploy?: { replicas?: number };
 }
 
 export interface ComposeFile {
+  name: string;
   services: Record<string, ComposeService>;
   configs: Record<string, { content: string }>;
 }
