@@ -126,10 +126,11 @@ function memoryRow(name: 'gateway' | 'worker', pid: number, limitMb: number): Ro
   });
 }
 
-/** The commit measured, and whether tracked files differed from it. */
+/** The commit measured, and whether tracked files differed from it (the bench's own results aside). */
 function gitState(): { commit: string; dirty: boolean } {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-  return { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' };
+  const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)apps/bench/results');
+  return { commit: git('rev-parse', 'HEAD'), dirty: changed !== '' };
 }
 
 main().then(
