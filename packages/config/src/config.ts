@@ -163,8 +163,8 @@ export const configSchema = z.object({
   /** Upper bound on a receiver's Retry-After (429/503): never wait longer than this for one retry. */
   WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(21_600_000),
   /**
-   * Delivery attempts one workspace may have in flight in one worker process; another waits (5 s,
-   * doubling to 60 s) without counting as an attempt, so slow receivers never hold every slot.
+   * Delivery attempts one workspace may have in flight in one worker process; as many more wait up
+   * to 2 s, the rest come back later (2 s, doubling to 30 s) without counting as an attempt.
    */
   WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(10),
   /**
