@@ -170,6 +170,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Test
     logger,
     prisma: db.prisma,
     sql: db.sql,
+    pooledSql: db.pooledSql,
     launcher: createRunLauncher({ client: temporal, taskQueue }),
     control: createRunControl(temporal),
     reviewLinks,

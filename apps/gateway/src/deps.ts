@@ -16,8 +16,10 @@ export interface Readiness {
 export interface GatewayDeps {
   config: Config;
   prisma: Db;
-  /** Named statements for the hot paths: every request's key check, a run's read. */
+  /** Named statements for the hot paths: every request's key check and rate limits. */
   sql: PreparedSql;
+  /** Named statements on pooled connections: a run's read, which may be large. */
+  pooledSql: PreparedSql;
   launcher: RunLauncher;
   /** PostgreSQL's notices of runs settling, which end `wait: true` early (startRun.ts). */
   settleNotices?: SettleNotices;

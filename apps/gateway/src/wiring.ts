@@ -36,6 +36,7 @@ export async function createGatewayDeps(
     live,
     prisma: db.prisma,
     sql: db.sql,
+    pooledSql: db.pooledSql,
     launcher: createRunLauncher({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     settleNotices,
     control: createRunControl(client),

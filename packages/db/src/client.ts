@@ -22,6 +22,8 @@ export interface DbHandle {
   lane: PipelinedLane;
   /** Named statements for the hot paths (preparedSql.ts): on the pipelined lane, transactions on the pool. */
   sql: PreparedSql;
+  /** The same on pooled connections only: for reads that may be large, which must not hold up the lane. */
+  pooledSql: PreparedSql;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export function createDb(
     pool,
     lane,
     sql: new PreparedSql(pool, lane),
+    pooledSql: new PreparedSql(pool),
     async close() {
       await prisma.$disconnect();
       await lane.close();

@@ -56,7 +56,7 @@ export function runRoutes(r: IRouter, deps: GatewayDeps): void {
 
   r.get('/runs/:run_id', scope('runs:read'), async (req, res) => {
     // On a pooled connection of its own: a run with large outputs never holds up the key checks.
-    res.json(await getRun(deps.prisma, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
+    res.json(await getRun(deps.pooledSql, { workspaceId: principalOf(res).workspaceId, runId: String(req.params.run_id) }));
   });
 
   r.post('/runs/:run_id/cancel', scope('runs:write'), ...jsonBody(NO_BODY_LIMIT), async (req, res) => {
