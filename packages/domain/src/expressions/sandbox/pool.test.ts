@@ -1,6 +1,6 @@
 import type { ResourceLimits } from 'node:worker_threads';
 import { validateRunInput } from '../../definitions/inputSchema';
-import { evaluateExpression } from '../evaluate';
+import { DEFAULT_EXPRESSION_LIMITS, evaluateExpression } from '../evaluate';
 import { closeSandbox, configureSandbox, SANDBOX_LIMITS, SandboxBusyError } from './pool';
 
 // The module object itself (an `import * as` namespace is read-only): the pool's `new Worker` goes through it.
@@ -52,7 +52,7 @@ describe('sandbox size', () => {
 });
 
 describe('sandbox fairness', () => {
-  // Hundreds of milliseconds of work in a thread, well inside the expression time limit.
+  // Tens to hundreds of milliseconds of work in a thread, well inside the expression time limit.
   const slow = '$count([1..10].($sum([1..90000])))';
   const ctxOf = (workspaceId: string) => ({ ...ctx, workspaceId });
 
@@ -73,7 +73,11 @@ describe('sandbox fairness', () => {
     // Both threads started (by two workspaces), so no thread's start time is measured below.
     await Promise.all([evaluateExpression('1', ctxOf('ws_x')), evaluateExpression('2', ctxOf('ws_y'))]);
     const finished: string[] = [];
-    const backlog = Array.from({ length: 4 }, (_, i) => evaluateExpression(slow, ctxOf('ws_a')).then(() => finished.push(`a${i}`)));
+    // Seconds of work each (a limit raised to match): far longer than a quick task's round trip on a busy machine.
+    const long = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 30_000 };
+    const backlog = Array.from({ length: 2 }, (_, i) =>
+      evaluateExpression('$count([1..400].($sum([1..90000])))', ctxOf('ws_a'), long).then(() => finished.push(`a${i}`)),
+    );
     // Started after the flood: a quick task of another workspace is not held behind a slow one.
     const quick = evaluateExpression('input.n', ctxOf('ws_b')).then(() => finished.push('b'));
     await Promise.all([...backlog, quick]);
