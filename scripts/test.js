@@ -18,7 +18,8 @@ fs.rmSync(results, { force: true });
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const r = spawnSync(
   process.execPath,
-  ['--experimental-vm-modules', jest, '--runInBand', '--json', `--outputFile=${results}`, ...process.argv.slice(2)],
+  // --forceExit: the results are written first; a handle some test left open must not hold CI.
+  ['--experimental-vm-modules', jest, '--runInBand', '--forceExit', '--json', `--outputFile=${results}`, ...process.argv.slice(2)],
   { cwd: root, stdio: 'inherit' },
 );
 const { line, failed } = summarize(results);
