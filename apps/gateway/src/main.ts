@@ -1,5 +1,5 @@
 import { tracing } from './tracing';
-import { createLogger, loadConfig, requireAppSettings, signalReady } from '@svc/config';
+import { createLogger, loadConfig, requireAppSettings, signalReady, splitHostPort } from '@svc/config';
 import { createDb } from '@svc/db';
 import { configureSandbox } from '@svc/domain';
 import { createApp } from './app';
@@ -24,9 +24,7 @@ async function main(): Promise<void> {
   // /metrics on its own address (a private interface), never on the public port.
   const metricsServer = config.METRICS_ADDRESS ? listenMetrics(config.METRICS_ADDRESS) : undefined;
   function listenMetrics(address: string) {
-    const i = address.lastIndexOf(':');
-    const host = address.slice(0, i).replace(/^\[|\]$/g, '');
-    const port = Number(address.slice(i + 1));
+    const { host, port } = splitHostPort(address);
     return createMetricsApp(metrics, config.METRICS_TOKEN, logger, config.BASE_URL).listen(port, host, () => {
       logger.info({ host, port }, 'metrics listening');
     });

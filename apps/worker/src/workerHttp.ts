@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildInfo } from '@svc/config';
+import { buildInfo, splitHostPort } from '@svc/config';
 import type { Logger } from '@svc/config';
 
 /** A port on 127.0.0.1 that was free a moment ago: where the Runtime's own Prometheus listener goes. */
@@ -14,12 +14,6 @@ export function freeLoopbackPort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
-}
-
-/** `host:port` (IPv6 in brackets) → its parts. */
-function splitAddress(address: string): { host: string; port: number } {
-  const i = address.lastIndexOf(':');
-  return { host: address.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(address.slice(i + 1)) };
 }
 
 /**
@@ -48,7 +42,7 @@ export function listenWorkerHttp(o: { address: string; runtimeMetricsUrl: string
       },
     );
   });
-  const { host, port } = splitAddress(o.address);
+  const { host, port } = splitHostPort(o.address);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

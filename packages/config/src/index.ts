@@ -14,3 +14,4 @@ export { DurationError, MAX_DURATION_MS, MS_PER_UNIT, formatDuration, parseDurat
 export type { DurationUnit, ParseDurationOptions } from './duration';
 export { startTracing, tracingRequested } from './tracing';
 export type { Tracing } from './tracing';
+export { splitHostPort } from './hostPort';
